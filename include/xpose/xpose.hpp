@@ -1,0 +1,119 @@
+// xpose: matrix transposes and tensor permutations on NVIDIA GPUs and CPUs, at the speed of memory.
+//
+// Plain C++17; no CUDA header is needed to use it. Device pointers and streams are passed as void*.
+//
+//   xpose::Matrix m{rows, cols};                         // row-major rows x cols -> cols x rows
+//   xpose::Status s = xpose::transpose(in, out, m, xpose::DType::f32, xpose::Device::cuda, stream);
+//   if (s != xpose::Status::ok) std::puts(xpose::last_error_message());
+//
+// Or plan once, execute many times (validation and kernel choice happen in create()):
+//
+//   xpose::Plan plan;
+//   xpose::Plan::create(plan, m, xpose::DType::f32, xpose::Device::cuda);
+//   plan.execute(in, out, stream);
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace xpose {
+
+// ---------------------------------------------------------------------------------------------
+// Errors are values. Every public function returns a Status; when it is not `ok`, the calling
+// thread's last_error_message() says exactly what was wrong.
+enum class Status { ok, invalid_argument, unsupported, out_of_memory, device_error, internal_error };
+
+const char* to_string(Status status);
+
+// The message of the last failed call on this thread ("" after a successful one).
+const char* last_error_message();
+
+// ---------------------------------------------------------------------------------------------
+// Element types. Data movement only cares about the element size (1, 2, 4, 8 or 16 bytes).
+enum class DType { u8, i8, u16, i16, f16, bf16, u32, i32, f32, u64, i64, f64, c64, c128 };
+
+std::size_t size_of(DType type);
+// Short name as used in the suites: "u8", "f32", "c128", ...
+const char* to_string(DType type);
+// Parses a short name; returns Status::invalid_argument for an unknown one.
+Status parse_dtype(const std::string& name, DType* type);
+// Every DType, in declaration order.
+const std::vector<DType>& all_dtypes();
+
+enum class Device { cpu, cuda };
+
+const char* to_string(Device device);
+Status parse_device(const std::string& name, Device* device);
+
+// ---------------------------------------------------------------------------------------------
+// A batch of row-major matrices. Input: `rows x cols`, element (i, j) at i * ld_in + j.
+// Output: `cols x rows`, element (j, i) at j * ld_out + i. Matrix b starts at b * stride_in
+// (input) and b * stride_out (output). All in elements; 0 means packed:
+//   ld_in = cols, ld_out = rows, stride_in = rows * ld_in, stride_out = cols * ld_out.
+// Elements between rows (the padding of a leading dimension) are never read or written.
+struct Matrix {
+  int64_t rows = 0, cols = 0;
+  int64_t ld_in = 0, ld_out = 0;
+  int64_t batch = 1;
+  int64_t stride_in = 0, stride_out = 0;
+};
+
+// Options of a plan. Every field has a default that gives the production behaviour.
+struct PlanOptions {
+  // Kernel to use, by name; "auto" lets xpose choose. See kernel_names() for the list per device.
+  // Some names are benchmark baselines that do not transpose (memcpy, copy, copy_shared): they
+  // copy the packed input bytes to the output. kernel_transposes() tells them apart.
+  std::string kernel = "auto";
+  // CPU threads for the threaded kernels; 0 means all hardware threads.
+  int threads = 0;
+};
+
+// Names of the kernels available for `device` in this build, "auto" first.
+std::vector<std::string> kernel_names(Device device);
+// Whether a named kernel computes the transpose (false for the copy baselines).
+bool kernel_transposes(Device device, const std::string& name);
+
+// Whether this build has the CUDA backend, and how many CUDA devices are visible right now.
+bool cuda_compiled();
+int cuda_device_count();
+
+class Plan {
+ public:
+  Plan();
+  ~Plan();
+  Plan(const Plan&);
+  Plan& operator=(const Plan&);
+  Plan(Plan&&) noexcept;
+  Plan& operator=(Plan&&) noexcept;
+
+  // Validates the shape, type, device and options, and chooses the kernel. On failure `plan` is
+  // left unchanged.
+  static Status create(Plan& plan, const Matrix& matrix, DType type, Device device = Device::cpu,
+                       const PlanOptions& options = {});
+
+  // out = in^T for every matrix of the batch. Never allocates; safe to call from several threads
+  // at once (on different outputs). `stream` is a cudaStream_t for Device::cuda (nullptr: the
+  // default stream) and is ignored on the CPU. On the GPU the call is asynchronous.
+  Status execute(const void* in, void* out, void* stream = nullptr) const;
+
+  bool valid() const;
+  // Name of the chosen kernel ("" for an empty plan).
+  const char* kernel_name() const;
+  const Matrix& matrix() const;  // with the packed defaults filled in
+  DType dtype() const;
+  Device device() const;
+
+  struct Impl;
+
+ private:
+  std::shared_ptr<const Impl> impl_;
+};
+
+// A plan plus execute: out = in^T for every matrix of the batch.
+Status transpose(const void* in, void* out, const Matrix& matrix, DType type,
+                 Device device = Device::cpu, void* stream = nullptr);
+
+}  // namespace xpose

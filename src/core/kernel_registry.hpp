@@ -1,0 +1,49 @@
+// The kernels a plan can choose, per device. Each backend lists its kernels; "auto" is not a
+// kernel but a rule (choose_kernel) that names one of them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/problem.hpp"
+
+namespace xpose::detail {
+
+// What a kernel gets at execute time besides the pointers.
+struct LaunchContext {
+  void* stream = nullptr;  // cudaStream_t on the GPU
+  int threads = 0;         // CPU threads; 0 = all hardware threads
+};
+
+struct Kernel {
+  const char* name;
+  Device device;
+  // false for the copy baselines (memcpy, copy, copy_shared): they copy the packed input bytes.
+  bool transposes;
+  const char* summary;
+  // Whether this kernel can run `problem`; if not, `why` says what it lacks (for a forced kernel).
+  bool (*supports)(const Transpose2D& problem, std::string* why);
+  // Runs the kernel. Arguments are validated; problem is not empty.
+  Status (*run)(const void* in, void* out, const Transpose2D& problem, const LaunchContext& ctx);
+};
+
+const std::vector<Kernel>& cpu_kernels();
+// Empty when the build has no CUDA backend.
+const std::vector<Kernel>& cuda_kernels();
+
+const Kernel* find_kernel(Device device, const std::string& name);
+// The production choice for a validated, non-empty problem.
+const Kernel* choose_cpu_kernel(const Transpose2D& problem);
+const Kernel* choose_cuda_kernel(const Transpose2D& problem);
+
+// Device-side checks done once per plan (a GPU is visible, ...) and per execute (pointers live on
+// the GPU, the stream is valid). Without a CUDA build both report that CUDA is not compiled in.
+Status cuda_check_available();
+Status cuda_check_pointers(const void* in, const void* out, void* stream);
+
+// Baseline copies require packed views: the bytes are copied as one block.
+bool supports_packed_only(const Transpose2D& problem, std::string* why);
+// Every problem.
+bool supports_all(const Transpose2D& problem, std::string* why);
+
+}  // namespace xpose::detail

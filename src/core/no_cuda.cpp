@@ -1,0 +1,26 @@
+// The CUDA side of the registry for builds without nvcc: no kernels, and a clear error.
+#include "core/error.hpp"
+#include "core/kernel_registry.hpp"
+
+namespace xpose {
+
+bool cuda_compiled() { return false; }
+int cuda_device_count() { return 0; }
+
+namespace detail {
+
+const std::vector<Kernel>& cuda_kernels() {
+  static const std::vector<Kernel> none;
+  return none;
+}
+
+const Kernel* choose_cuda_kernel(const Transpose2D&) { return nullptr; }
+
+Status cuda_check_available() {
+  return fail(Status::unsupported, "this xpose build has no CUDA backend (nvcc was not found)");
+}
+
+Status cuda_check_pointers(const void*, const void*, void*) { return cuda_check_available(); }
+
+}  // namespace detail
+}  // namespace xpose

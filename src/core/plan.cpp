@@ -1,0 +1,116 @@
+// Plan: validate once, choose a kernel once, execute many times.
+#include <cstdint>
+#include <utility>
+
+#include "core/error.hpp"
+#include "core/kernel_registry.hpp"
+
+namespace xpose {
+
+struct Plan::Impl {
+  Matrix matrix;  // with defaults filled in
+  DType type = DType::u8;
+  Device device = Device::cpu;
+  detail::Transpose2D problem;
+  const detail::Kernel* kernel = nullptr;
+  detail::LaunchContext context;
+};
+
+Plan::Plan() = default;
+Plan::~Plan() = default;
+Plan::Plan(const Plan&) = default;
+Plan& Plan::operator=(const Plan&) = default;
+Plan::Plan(Plan&&) noexcept = default;
+Plan& Plan::operator=(Plan&&) noexcept = default;
+
+Status Plan::create(Plan& plan, const Matrix& matrix, DType type, Device device,
+                    const PlanOptions& options) {
+  using detail::fail;
+  using detail::message;
+  if (device != Device::cpu && device != Device::cuda)
+    return fail(Status::invalid_argument,
+                message("device (", static_cast<int>(device), ") is not a valid xpose::Device"));
+  if (options.threads < 0)
+    return fail(Status::invalid_argument,
+                message("options.threads (", options.threads, ") is negative"));
+
+  auto impl = std::make_shared<Impl>();
+  if (Status s = detail::make_problem(matrix, type, &impl->problem); s != Status::ok) return s;
+  if (device == Device::cuda) {
+    if (Status s = detail::cuda_check_available(); s != Status::ok) return s;
+  }
+
+  const detail::Transpose2D& p = impl->problem;
+  if (options.kernel == "auto") {
+    impl->kernel = device == Device::cpu ? detail::choose_cpu_kernel(p) : detail::choose_cuda_kernel(p);
+    if (impl->kernel == nullptr)
+      return fail(Status::internal_error, "no kernel chosen for a valid problem");
+  } else {
+    impl->kernel = detail::find_kernel(device, options.kernel);
+    if (impl->kernel == nullptr) {
+      std::string known;
+      for (const auto& name : kernel_names(device)) known += " " + name;
+      return fail(Status::invalid_argument, message("unknown kernel '", options.kernel, "' for ",
+                                                    to_string(device), " (known:", known, ")"));
+    }
+    std::string why;
+    if (!impl->kernel->supports(p, &why))
+      return fail(Status::unsupported, message("kernel '", options.kernel, "' cannot run ",
+                                               p.rows, " x ", p.cols, " ", to_string(type),
+                                               " (batch ", p.batch, "): ", why));
+  }
+
+  impl->matrix = Matrix{p.rows, p.cols, p.ld_in, p.ld_out, p.batch, p.stride_in, p.stride_out};
+  impl->type = type;
+  impl->device = device;
+  impl->context.threads = options.threads;
+  plan.impl_ = std::move(impl);
+  detail::clear_error();
+  return Status::ok;
+}
+
+Status Plan::execute(const void* in, void* out, void* stream) const {
+  using detail::fail;
+  if (!impl_) return fail(Status::invalid_argument, "execute() on an empty plan (create() it first)");
+  const detail::Transpose2D& p = impl_->problem;
+  if (p.empty()) {
+    detail::clear_error();
+    return Status::ok;
+  }
+  if (Status s = detail::check_pointers(in, out, p); s != Status::ok) return s;
+  detail::LaunchContext context = impl_->context;
+  if (impl_->device == Device::cuda) {
+    if (Status s = detail::cuda_check_pointers(in, out, stream); s != Status::ok) return s;
+    // GPU kernels access whole elements; a misaligned element would fault.
+    const auto misaligned = [&](const void* ptr) {
+      return reinterpret_cast<std::uintptr_t>(ptr) % static_cast<std::uintptr_t>(p.elem_size) != 0;
+    };
+    if (misaligned(in) || misaligned(out))
+      return fail(Status::invalid_argument,
+                  detail::message(misaligned(in) ? "in (" : "out (", misaligned(in) ? in : out,
+                                  ") is not aligned to the element size (", p.elem_size,
+                                  " bytes), which the GPU kernels require"));
+    context.stream = stream;
+  }
+  Status s = impl_->kernel->run(in, out, p, context);
+  if (s == Status::ok) detail::clear_error();
+  return s;
+}
+
+bool Plan::valid() const { return impl_ != nullptr; }
+const char* Plan::kernel_name() const { return impl_ ? impl_->kernel->name : ""; }
+const Matrix& Plan::matrix() const {
+  static const Matrix kEmpty{};
+  return impl_ ? impl_->matrix : kEmpty;
+}
+DType Plan::dtype() const { return impl_ ? impl_->type : DType::u8; }
+Device Plan::device() const { return impl_ ? impl_->device : Device::cpu; }
+
+Status transpose(const void* in, void* out, const Matrix& matrix, DType type, Device device,
+                 void* stream) {
+  Plan plan;
+  if (Status s = Plan::create(plan, matrix, type, device); s != Status::ok) return s;
+  return plan.execute(in, out, stream);
+}
+
+}  // namespace xpose

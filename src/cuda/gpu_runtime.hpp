@@ -1,0 +1,40 @@
+// The one header through which xpose calls the GPU runtime. A HIP build maps these names to
+// hip* instead of cuda*; nothing else in the library names the runtime directly except kernels.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "core/error.hpp"
+
+namespace xpose::gpu {
+
+using Stream = cudaStream_t;
+using Error = cudaError_t;
+constexpr Error kSuccess = cudaSuccess;
+
+inline const char* error_string(Error e) { return cudaGetErrorString(e); }
+
+// Turns a runtime error into a recorded device_error naming the call: "cudaMemcpyAsync: ...".
+inline Status check(Error e, const char* what) {
+  if (e == kSuccess) return Status::ok;
+  if (e == cudaErrorMemoryAllocation)
+    return detail::fail(Status::out_of_memory, detail::message(what, ": ", error_string(e)));
+  return detail::fail(Status::device_error, detail::message(what, ": ", error_string(e)));
+}
+
+// After a kernel launch: reports a bad configuration or an earlier asynchronous fault.
+inline Status check_launch(const char* kernel) {
+  return check(cudaGetLastError(), kernel);
+}
+
+}  // namespace xpose::gpu
+
+// Returns from the enclosing function when a runtime call fails.
+#define XPOSE_GPU_TRY(call)                                                   \
+  do {                                                                        \
+    if (::xpose::Status s_ = ::xpose::gpu::check((call), #call);              \
+        s_ != ::xpose::Status::ok)                                            \
+      return s_;                                                              \
+  } while (0)
