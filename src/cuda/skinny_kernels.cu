@@ -1,0 +1,183 @@
+#include <cstdint>
+
+#include "cuda/device_types.cuh"
+#include "cuda/skinny_kernels.hpp"
+#include "cuda/tuning.hpp"
+
+namespace xpose::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kStagingBytes = 16384;  // shared memory per block, as for the tile kernel
+
+template <typename T>
+union VectorOf {
+  uint4 v;
+  T e[16 / sizeof(T)];
+};
+
+// Copies `count` elements from global `src` to shared `dst` (both linear), 16-byte vectors where
+// `aligned`, element by element at the tail or when not aligned.
+template <typename T>
+__device__ __forceinline__ void load_run(const T* __restrict__ src, T* dst, int count, bool aligned) {
+  constexpr int V = 16 / sizeof(T);
+  const int vectors = count / V;
+  if (aligned) {
+    for (int v = threadIdx.x; v < vectors; v += blockDim.x)
+      reinterpret_cast<uint4*>(dst)[v] = __ldg(reinterpret_cast<const uint4*>(src) + v);
+    for (int e = vectors * V + threadIdx.x; e < count; e += blockDim.x) dst[e] = src[e];
+  } else {
+    for (int e = threadIdx.x; e < count; e += blockDim.x) dst[e] = src[e];
+  }
+}
+
+// Interleave: block = `n` input columns x all `rows` rows; out run = n * rows elements.
+// Shared memory holds the rows one after the other (row i at i * n).
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    interleave_kernel(const T* __restrict__ in, T* __restrict__ out, MatrixView m, int n,
+                      bool in_aligned, bool out_aligned) {
+  constexpr int V = 16 / sizeof(T);
+  __shared__ __align__(16) T staging[kStagingBytes / sizeof(T)];
+  const int rows = static_cast<int>(m.rows);
+  const int64_t chunks = ceil_div(m.cols, n);
+  for (int64_t b = blockIdx.z; b < m.batch; b += gridDim.z)
+    for (int64_t chunk = blockIdx.x + int64_t(blockIdx.y) * gridDim.x; chunk < chunks;
+         chunk += int64_t(gridDim.x) * gridDim.y) {
+      const int64_t j0 = chunk * n;
+      const int cols_here = static_cast<int>(m.cols - j0 < n ? m.cols - j0 : n);
+      for (int i = 0; i < rows; ++i)
+        load_run(in + b * m.stride_in + i * m.ld_in + j0, staging + i * n, cols_here, in_aligned);
+      __syncthreads();
+      // out run element e is (column j0 + e / rows, row e % rows).
+      T* run = out + b * m.stride_out + j0 * rows;
+      const int count = cols_here * rows;
+      for (int v = threadIdx.x; v * V < count; v += blockDim.x) {
+        int j = (v * V) / rows, i = (v * V) % rows;
+        VectorOf<T> packed;
+#pragma unroll
+        for (int t = 0; t < V; ++t) {
+          packed.e[t] = j < cols_here ? staging[i * n + j] : T{};
+          if (++i == rows) i = 0, ++j;
+        }
+        if (out_aligned && (v + 1) * V <= count) {
+          reinterpret_cast<uint4*>(run)[v] = packed.v;
+        } else {
+          for (int t = 0; t < V && v * V + t < count; ++t) run[v * V + t] = packed.e[t];
+        }
+      }
+      __syncthreads();
+    }
+}
+
+// Deinterleave: block = `n` input rows x all `cols` columns; the input run is n * cols elements.
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    deinterleave_kernel(const T* __restrict__ in, T* __restrict__ out, MatrixView m, int n,
+                        bool in_aligned, bool out_aligned) {
+  constexpr int V = 16 / sizeof(T);
+  __shared__ __align__(16) T staging[kStagingBytes / sizeof(T)];
+  const int cols = static_cast<int>(m.cols);
+  const int64_t chunks = ceil_div(m.rows, n);
+  for (int64_t b = blockIdx.z; b < m.batch; b += gridDim.z)
+    for (int64_t chunk = blockIdx.x + int64_t(blockIdx.y) * gridDim.x; chunk < chunks;
+         chunk += int64_t(gridDim.x) * gridDim.y) {
+      const int64_t i0 = chunk * n;
+      const int rows_here = static_cast<int>(m.rows - i0 < n ? m.rows - i0 : n);
+      load_run(in + b * m.stride_in + i0 * cols, staging, rows_here * cols, in_aligned);
+      __syncthreads();
+      // Output row c, elements i0 .. i0 + rows_here: staging[i * cols + c].
+      const int vectors_per_row = (rows_here + V - 1) / V;
+      for (int slot = threadIdx.x; slot < cols * vectors_per_row; slot += blockDim.x) {
+        const int c = slot / vectors_per_row, i = (slot % vectors_per_row) * V;
+        VectorOf<T> packed;
+#pragma unroll
+        for (int t = 0; t < V; ++t) packed.e[t] = i + t < rows_here ? staging[(i + t) * cols + c] : T{};
+        T* dst = out + b * m.stride_out + c * m.ld_out + i0 + i;
+        if (out_aligned && i + V <= rows_here) {
+          *reinterpret_cast<uint4*>(dst) = packed.v;
+        } else {
+          for (int t = 0; t < V && i + t < rows_here; ++t) dst[t] = packed.e[t];
+        }
+      }
+      __syncthreads();
+    }
+}
+
+bool aligned16(const void* p, int64_t a, int64_t b, int size) {
+  return reinterpret_cast<uintptr_t>(p) % 16 == 0 && (a * size) % 16 == 0 && (b * size) % 16 == 0;
+}
+
+// Elements per chunk: as many as fill the staging buffer, a multiple of the vector width.
+int chunk_length(int64_t other_side, int size) {
+  const int per_vector = 16 / size;
+  const int64_t n = kStagingBytes / size / other_side;
+  return static_cast<int>(n / per_vector * per_vector);
+}
+
+int tile_rows_for(int size) {
+  switch (size) {
+    case 1: return TileTuning<1>::kRows;
+    case 2: return TileTuning<2>::kRows;
+    case 4: return TileTuning<4>::kRows;
+    case 8: return TileTuning<8>::kRows;
+    default: return TileTuning<16>::kRows;
+  }
+}
+
+int tile_cols_for(int size) {
+  switch (size) {
+    case 1: return TileTuning<1>::kCols;
+    case 2: return TileTuning<2>::kCols;
+    case 4: return TileTuning<4>::kCols;
+    case 8: return TileTuning<8>::kCols;
+    default: return TileTuning<16>::kCols;
+  }
+}
+
+dim3 chunk_grid(int64_t chunks, int64_t batch) {
+  // Chunks spread over x and y so that any count fits the launch limits.
+  const int64_t x = chunks < kMaxGridYZ ? chunks : kMaxGridYZ;
+  return clamped_grid(x, ceil_div(chunks, x), batch);
+}
+
+}  // namespace
+
+bool interleave_fits(const detail::Transpose2D& p) {
+  return p.rows < tile_rows_for(p.elem_size) && p.ld_out == p.rows &&
+         chunk_length(p.rows, p.elem_size) >= 16 / p.elem_size;
+}
+
+bool deinterleave_fits(const detail::Transpose2D& p) {
+  return p.cols < tile_cols_for(p.elem_size) && p.ld_in == p.cols &&
+         chunk_length(p.cols, p.elem_size) >= 16 / p.elem_size;
+}
+
+Status launch_interleave(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
+  const int n = chunk_length(p.rows, p.elem_size);
+  const dim3 grid = chunk_grid(ceil_div(p.cols, n), p.batch);
+  const bool in_aligned = aligned16(in, p.ld_in, p.batch > 1 ? p.stride_in : 0, p.elem_size);
+  // Every chunk starts n * rows elements further, a multiple of 16 bytes since n is.
+  const bool out_aligned = aligned16(out, 0, p.batch > 1 ? p.stride_out : 0, p.elem_size);
+  dispatch_size(p.elem_size, [&](auto size) {
+    using T = typename Element<decltype(size)::value>::type;
+    interleave_kernel<T><<<grid, kThreads, 0, stream>>>(static_cast<const T*>(in), static_cast<T*>(out),
+                                                        view_of(p), n, in_aligned, out_aligned);
+  });
+  return gpu::check_launch("interleave");
+}
+
+Status launch_deinterleave(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
+  const int n = chunk_length(p.cols, p.elem_size);
+  const dim3 grid = chunk_grid(ceil_div(p.rows, n), p.batch);
+  const bool in_aligned = aligned16(in, 0, p.batch > 1 ? p.stride_in : 0, p.elem_size);
+  const bool out_aligned = aligned16(out, p.ld_out, p.batch > 1 ? p.stride_out : 0, p.elem_size);
+  dispatch_size(p.elem_size, [&](auto size) {
+    using T = typename Element<decltype(size)::value>::type;
+    deinterleave_kernel<T><<<grid, kThreads, 0, stream>>>(static_cast<const T*>(in), static_cast<T*>(out),
+                                                          view_of(p), n, in_aligned, out_aligned);
+  });
+  return gpu::check_launch("deinterleave");
+}
+
+}  // namespace xpose::cuda

@@ -1,0 +1,203 @@
+// The production 2D transpose kernel.
+//
+// A block moves one tile (TileTuning<Size>: kRows x kCols elements) per iteration:
+//   1. load: the input tile's rows as 16-byte vectors (coalesced, several loads in flight per
+//      thread), stored to shared memory as whole 16-byte groups;
+//   2. transpose: each thread reads a micro-block of V = 16 / Size rows by K = word / Size columns
+//      as shared-memory words, transposes the K x K sub-blocks of small elements in registers
+//      (byte permutes), and
+//   3. store: writes K output vectors of 16 bytes, V consecutive elements of an output row.
+// Shared memory is swizzled (word column XOR a function of the row block) instead of padded, so
+// 16-byte groups stay aligned and the column reads of step 2 spread over the banks.
+//
+// Where a 16-byte vector would leave the view (tile edges, odd sizes) or the view is not 16-byte
+// aligned (odd leading dimensions), the same thread moves that vector's elements one by one:
+// correct everywhere, full speed where alignment allows.
+//
+// Blocks walk tiles with the input row-tile index fastest: neighbouring tiles of an output row
+// run at the same time, so the 32-byte sectors they share are completed in L2 before eviction.
+#include <cstdint>
+
+#include "cuda/device_types.cuh"
+#include "cuda/tile_kernel.hpp"
+#include "cuda/tuning.hpp"
+
+namespace xpose::cuda {
+namespace {
+
+template <int Size>
+struct TileShape {
+  static constexpr int kRows = TileTuning<Size>::kRows;
+  static constexpr int kCols = TileTuning<Size>::kCols;
+  static constexpr int kThreads = TileTuning<Size>::kThreads;
+  static constexpr int kWordBytes = Size < 4 ? 4 : Size;          // shared-memory access unit
+  static constexpr int kPerWord = kWordBytes / Size;               // K: elements per word
+  static constexpr int kPerVector = 16 / Size;                     // V: elements per 16 bytes
+  static constexpr int kWordsPerVector = 16 / kWordBytes;          // L
+  static constexpr int kWordsPerRow = kCols / kPerWord;            // P (a power of two)
+  static constexpr int kVectorsPerRow = kCols / kPerVector;
+  static constexpr int kRowBlocks = kRows / kPerVector;            // micro-blocks per column
+  static constexpr int kLoadsPerThread = kRows * kVectorsPerRow / kThreads;
+  static constexpr int kStoresPerThread = kRowBlocks * kWordsPerRow / kThreads;
+  static_assert(kLoadsPerThread * kThreads == kRows * kVectorsPerRow, "loads divide evenly");
+  static_assert(kStoresPerThread * kThreads == kRowBlocks * kWordsPerRow, "stores divide evenly");
+  static_assert((kWordsPerRow & (kWordsPerRow - 1)) == 0, "swizzle needs a power of two");
+};
+
+// 16 bytes seen as a vector or as its elements.
+template <typename T>
+union VectorOf {
+  uint4 v;
+  T e[16 / sizeof(T)];
+};
+
+template <int Size> using Word = typename Element<TileShape<Size>::kWordBytes>::type;
+
+// Physical word column of logical word column `w` in tile row `r`: XOR with a multiple of the
+// words per vector that changes every V rows (one micro-block of step 2).
+template <int Size>
+__device__ __forceinline__ int swizzle(int r, int w) {
+  using S = TileShape<Size>;
+  return w ^ (((r / S::kPerVector) * S::kWordsPerVector) & (S::kWordsPerRow - 1));
+}
+
+// Byte address in shared memory of element (r, c) of the tile.
+template <int Size>
+__device__ __forceinline__ uint8_t* tile_element(uint8_t* tile, int r, int c) {
+  using S = TileShape<Size>;
+  const int w = swizzle<Size>(r, c / S::kPerWord);
+  return tile + (r * S::kWordsPerRow + w) * S::kWordBytes + (c % S::kPerWord) * Size;
+}
+
+// Output vector `column` (0..K-1) of a micro-block from its V words (rows) of K elements.
+template <int Size>
+__device__ __forceinline__ uint4 gather_column(const Word<Size>* words, int column) {
+  uint4 v;
+  if constexpr (Size == 1) {
+    // Byte `column` of 16 words: four 4x4 byte transposes.
+    const unsigned pick = column | ((column + 4) << 4);
+    uint32_t part[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      const uint32_t lo = __byte_perm(words[4 * q], words[4 * q + 1], pick);
+      const uint32_t hi = __byte_perm(words[4 * q + 2], words[4 * q + 3], pick);
+      part[q] = __byte_perm(lo, hi, 0x5410);
+    }
+    v = make_uint4(part[0], part[1], part[2], part[3]);
+  } else if constexpr (Size == 2) {
+    // Half `column` of 8 words.
+    const unsigned pick = column == 0 ? 0x5410 : 0x7632;
+    v = make_uint4(__byte_perm(words[0], words[1], pick), __byte_perm(words[2], words[3], pick),
+                   __byte_perm(words[4], words[5], pick), __byte_perm(words[6], words[7], pick));
+  } else {
+    static_assert(sizeof(Word<Size>) * TileShape<Size>::kPerVector == 16, "V words make a vector");
+    VectorOf<Word<Size>> packed;
+#pragma unroll
+    for (int e = 0; e < TileShape<Size>::kPerVector; ++e) packed.e[e] = words[e];
+    v = packed.v;
+  }
+  return v;
+}
+
+template <int Size>
+__global__ void __launch_bounds__(TileShape<Size>::kThreads)
+    tile_transpose_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, MatrixView m,
+                          bool in_vectors_aligned, bool out_vectors_aligned) {
+  using S = TileShape<Size>;
+  using T = typename Element<Size>::type;
+  __shared__ __align__(16) uint8_t tile[S::kRows * S::kCols * Size];
+
+  const int64_t row_tiles = ceil_div(m.rows, S::kRows), col_tiles = ceil_div(m.cols, S::kCols);
+  for (int64_t b = blockIdx.z; b < m.batch; b += gridDim.z)
+    for (int64_t ct = blockIdx.y; ct < col_tiles; ct += gridDim.y)
+      for (int64_t rt = blockIdx.x; rt < row_tiles; rt += gridDim.x) {
+        const int64_t r0 = rt * S::kRows, c0 = ct * S::kCols;
+        const int rows_here = static_cast<int>(m.rows - r0 < S::kRows ? m.rows - r0 : S::kRows);
+        const int cols_here = static_cast<int>(m.cols - c0 < S::kCols ? m.cols - c0 : S::kCols);
+        const uint8_t* src = in + (b * m.stride_in + r0 * m.ld_in + c0) * Size;
+        uint8_t* dst = out + (b * m.stride_out + c0 * m.ld_out + r0) * Size;
+
+        // 1. Load: all vectors in flight first, then to shared memory.
+        uint4 loaded[S::kLoadsPerThread];
+#pragma unroll
+        for (int k = 0; k < S::kLoadsPerThread; ++k) {
+          const int slot = threadIdx.x + k * S::kThreads;
+          const int r = slot / S::kVectorsPerRow, c = (slot % S::kVectorsPerRow) * S::kPerVector;
+          const uint8_t* p = src + (r * m.ld_in + c) * Size;
+          if (r < rows_here && c + S::kPerVector <= cols_here && in_vectors_aligned) {
+            loaded[k] = __ldg(reinterpret_cast<const uint4*>(p));
+          } else {
+            VectorOf<T> elems{};
+#pragma unroll
+            for (int e = 0; e < S::kPerVector; ++e)
+              if (r < rows_here && c + e < cols_here) elems.e[e] = reinterpret_cast<const T*>(p)[e];
+            loaded[k] = elems.v;
+          }
+        }
+#pragma unroll
+        for (int k = 0; k < S::kLoadsPerThread; ++k) {
+          const int slot = threadIdx.x + k * S::kThreads;
+          const int r = slot / S::kVectorsPerRow, c = (slot % S::kVectorsPerRow) * S::kPerVector;
+          *reinterpret_cast<uint4*>(tile_element<Size>(tile, r, c)) = loaded[k];
+        }
+        __syncthreads();
+
+        // 2 and 3. Each thread: micro-blocks of V rows x K columns, row block fastest across the
+        // threads so that a warp's stores run along output rows.
+#pragma unroll
+        for (int k = 0; k < S::kStoresPerThread; ++k) {
+          const int slot = threadIdx.x + k * S::kThreads;
+          const int row_block = slot % S::kRowBlocks, word_col = slot / S::kRowBlocks;
+          const int r = row_block * S::kPerVector;
+          Word<Size> words[S::kPerVector];
+          const int w = swizzle<Size>(r, word_col);
+#pragma unroll
+          for (int e = 0; e < S::kPerVector; ++e)
+            words[e] = reinterpret_cast<const Word<Size>*>(tile)[(r + e) * S::kWordsPerRow + w];
+#pragma unroll
+          for (int column = 0; column < S::kPerWord; ++column) {
+            const int c = word_col * S::kPerWord + column;
+            if (c >= cols_here) break;
+            const uint4 v = gather_column<Size>(words, column);
+            uint8_t* p = dst + (c * m.ld_out + r) * Size;
+            if (r + S::kPerVector <= rows_here && out_vectors_aligned) {
+              *reinterpret_cast<uint4*>(p) = v;
+            } else {
+              VectorOf<T> elems;
+              elems.v = v;
+#pragma unroll
+              for (int e = 0; e < S::kPerVector; ++e)
+                if (r + e < rows_here) reinterpret_cast<T*>(p)[e] = elems.e[e];
+            }
+          }
+        }
+        __syncthreads();  // the next tile reuses shared memory
+      }
+}
+
+bool vectors_aligned(const void* base, int64_t ld, int64_t stride, int size) {
+  return reinterpret_cast<uintptr_t>(base) % 16 == 0 && (ld * size) % 16 == 0 &&
+         (stride * size) % 16 == 0;
+}
+
+template <int Size>
+Status launch(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
+  using S = TileShape<Size>;
+  const dim3 grid = clamped_grid(ceil_div(p.rows, S::kRows), ceil_div(p.cols, S::kCols), p.batch);
+  tile_transpose_kernel<Size><<<grid, S::kThreads, 0, stream>>>(
+      static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), view_of(p),
+      vectors_aligned(in, p.ld_in, p.batch > 1 ? p.stride_in : 0, Size),
+      vectors_aligned(out, p.ld_out, p.batch > 1 ? p.stride_out : 0, Size));
+  return gpu::check_launch("tile_transpose");
+}
+
+}  // namespace
+
+Status launch_tile_transpose(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
+  Status status = Status::internal_error;
+  if (!dispatch_size(p.elem_size, [&](auto size) { status = launch<decltype(size)::value>(in, out, p, stream); }))
+    return detail::fail(Status::internal_error, "unsupported element size");
+  return status;
+}
+
+}  // namespace xpose::cuda

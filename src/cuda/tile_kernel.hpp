@@ -1,0 +1,13 @@
+// The production 2D transpose: 16-byte vector accesses on both sides of a swizzled shared-memory
+// tile, small elements transposed in registers, any shape, stride and batch in one launch.
+#pragma once
+
+#include "core/problem.hpp"
+#include "cuda/gpu_runtime.hpp"
+
+namespace xpose::cuda {
+
+Status launch_tile_transpose(const void* in, void* out, const detail::Transpose2D& problem,
+                             gpu::Stream stream);
+
+}  // namespace xpose::cuda
