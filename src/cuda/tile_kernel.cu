@@ -10,9 +10,8 @@
 // Shared memory is swizzled (word column XOR a function of the row block) instead of padded, so
 // 16-byte groups stay aligned and the column reads of step 2 spread over the banks.
 //
-// Where a 16-byte vector would leave the view (tile edges, odd sizes) or the view is not 16-byte
-// aligned (odd leading dimensions), the same thread moves that vector's elements one by one:
-// correct everywhere, full speed where alignment allows.
+// Edge tiles, and views whose rows are not 16-byte aligned (odd leading dimensions), take the
+// general form of a step: one element per thread and step, still coalesced across the warp.
 //
 // Blocks walk tiles with the input row-tile index fastest: neighbouring tiles of an output row
 // run at the same time, so the 32-byte sectors they share are completed in L2 before eviction.
@@ -61,12 +60,12 @@ __device__ __forceinline__ int swizzle(int r, int w) {
   return w ^ (((r / S::kPerVector) * S::kWordsPerVector) & (S::kWordsPerRow - 1));
 }
 
-// Byte address in shared memory of element (r, c) of the tile.
+// Byte offset in shared memory of element (r, c) of the tile.
 template <int Size>
-__device__ __forceinline__ uint8_t* tile_element(uint8_t* tile, int r, int c) {
+__device__ __forceinline__ int tile_offset(int r, int c) {
   using S = TileShape<Size>;
   const int w = swizzle<Size>(r, c / S::kPerWord);
-  return tile + (r * S::kWordsPerRow + w) * S::kWordBytes + (c % S::kPerWord) * Size;
+  return (r * S::kWordsPerRow + w) * S::kWordBytes + (c % S::kPerWord) * Size;
 }
 
 // Output vector `column` (0..K-1) of a micro-block from its V words (rows) of K elements.
@@ -99,12 +98,100 @@ __device__ __forceinline__ uint4 gather_column(const Word<Size>* words, int colu
   return v;
 }
 
+// Step 1, fast form: a full tile of a 16-byte-aligned view, as 16-byte vectors, all in flight
+// before the first shared-memory store.
+template <int Size>
+__device__ __forceinline__ void load_vectors(const uint8_t* __restrict__ src, int64_t ld_in, uint8_t* tile) {
+  using S = TileShape<Size>;
+  uint4 loaded[S::kLoadsPerThread];
+#pragma unroll
+  for (int k = 0; k < S::kLoadsPerThread; ++k) {
+    const int slot = threadIdx.x + k * S::kThreads;
+    const int r = slot / S::kVectorsPerRow, c = (slot % S::kVectorsPerRow) * S::kPerVector;
+    loaded[k] = __ldg(reinterpret_cast<const uint4*>(src + (r * ld_in + c) * Size));
+  }
+#pragma unroll
+  for (int k = 0; k < S::kLoadsPerThread; ++k) {
+    const int slot = threadIdx.x + k * S::kThreads;
+    const int r = slot / S::kVectorsPerRow, c = (slot % S::kVectorsPerRow) * S::kPerVector;
+    *reinterpret_cast<uint4*>(tile + tile_offset<Size>(r, c)) = loaded[k];
+  }
+}
+
+// Step 1, general form: edge tiles and views whose rows are not 16-byte aligned. Consecutive
+// threads take consecutive elements of a row, so each warp access is still coalesced.
+template <int Size>
+__device__ __forceinline__ void load_elements(const uint8_t* __restrict__ src, int64_t ld_in, uint8_t* tile,
+                                              int rows_here, int cols_here) {
+  using S = TileShape<Size>;
+  using T = typename Element<Size>::type;
+  constexpr int kBatch = 4;  // loads in flight per thread
+  for (int base = 0; base < S::kRows * S::kCols; base += kBatch * S::kThreads) {
+    T values[kBatch];
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k) {
+      const int e = base + k * S::kThreads + threadIdx.x, r = e / S::kCols, c = e % S::kCols;
+      if (r < rows_here && c < cols_here) values[k] = reinterpret_cast<const T*>(src + (r * ld_in + c) * Size)[0];
+    }
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k) {
+      const int e = base + k * S::kThreads + threadIdx.x, r = e / S::kCols, c = e % S::kCols;
+      if (r < rows_here && c < cols_here) *reinterpret_cast<T*>(tile + tile_offset<Size>(r, c)) = values[k];
+    }
+  }
+}
+
+// Steps 2 and 3, fast form: micro-blocks of V rows x K columns, row block fastest across the
+// threads so that a warp's 16-byte stores run along output rows.
+template <int Size>
+__device__ __forceinline__ void store_vectors(const uint8_t* tile, uint8_t* __restrict__ dst, int64_t ld_out) {
+  using S = TileShape<Size>;
+#pragma unroll
+  for (int k = 0; k < S::kStoresPerThread; ++k) {
+    const int slot = threadIdx.x + k * S::kThreads;
+    const int row_block = slot % S::kRowBlocks, word_col = slot / S::kRowBlocks;
+    const int r = row_block * S::kPerVector;
+    const int w = swizzle<Size>(r, word_col);
+    Word<Size> words[S::kPerVector];
+#pragma unroll
+    for (int e = 0; e < S::kPerVector; ++e)
+      words[e] = reinterpret_cast<const Word<Size>*>(tile)[(r + e) * S::kWordsPerRow + w];
+#pragma unroll
+    for (int column = 0; column < S::kPerWord; ++column) {
+      const int c = word_col * S::kPerWord + column;
+      *reinterpret_cast<uint4*>(dst + (c * ld_out + r) * Size) = gather_column<Size>(words, column);
+    }
+  }
+}
+
+// Steps 2 and 3, general form: one element per thread and step, consecutive threads along an
+// output row.
+template <int Size>
+__device__ __forceinline__ void store_elements(const uint8_t* tile, uint8_t* __restrict__ dst, int64_t ld_out,
+                                               int rows_here, int cols_here) {
+  using S = TileShape<Size>;
+  using T = typename Element<Size>::type;
+  constexpr int kBatch = 4;
+  for (int base = 0; base < S::kRows * S::kCols; base += kBatch * S::kThreads) {
+    T values[kBatch];
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k) {
+      const int e = base + k * S::kThreads + threadIdx.x, c = e / S::kRows, r = e % S::kRows;
+      values[k] = *reinterpret_cast<const T*>(tile + tile_offset<Size>(r, c));
+    }
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k) {
+      const int e = base + k * S::kThreads + threadIdx.x, c = e / S::kRows, r = e % S::kRows;
+      if (r < rows_here && c < cols_here) reinterpret_cast<T*>(dst + (c * ld_out + r) * Size)[0] = values[k];
+    }
+  }
+}
+
 template <int Size>
 __global__ void __launch_bounds__(TileShape<Size>::kThreads)
     tile_transpose_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, MatrixView m,
                           bool in_vectors_aligned, bool out_vectors_aligned) {
   using S = TileShape<Size>;
-  using T = typename Element<Size>::type;
   __shared__ __align__(16) uint8_t tile[S::kRows * S::kCols * Size];
 
   const int64_t row_tiles = ceil_div(m.rows, S::kRows), col_tiles = ceil_div(m.cols, S::kCols);
@@ -114,62 +201,19 @@ __global__ void __launch_bounds__(TileShape<Size>::kThreads)
         const int64_t r0 = rt * S::kRows, c0 = ct * S::kCols;
         const int rows_here = static_cast<int>(m.rows - r0 < S::kRows ? m.rows - r0 : S::kRows);
         const int cols_here = static_cast<int>(m.cols - c0 < S::kCols ? m.cols - c0 : S::kCols);
+        const bool full = rows_here == S::kRows && cols_here == S::kCols;
         const uint8_t* src = in + (b * m.stride_in + r0 * m.ld_in + c0) * Size;
         uint8_t* dst = out + (b * m.stride_out + c0 * m.ld_out + r0) * Size;
-
-        // 1. Load: all vectors in flight first, then to shared memory.
-        uint4 loaded[S::kLoadsPerThread];
-#pragma unroll
-        for (int k = 0; k < S::kLoadsPerThread; ++k) {
-          const int slot = threadIdx.x + k * S::kThreads;
-          const int r = slot / S::kVectorsPerRow, c = (slot % S::kVectorsPerRow) * S::kPerVector;
-          const uint8_t* p = src + (r * m.ld_in + c) * Size;
-          if (r < rows_here && c + S::kPerVector <= cols_here && in_vectors_aligned) {
-            loaded[k] = __ldg(reinterpret_cast<const uint4*>(p));
-          } else {
-            VectorOf<T> elems{};
-#pragma unroll
-            for (int e = 0; e < S::kPerVector; ++e)
-              if (r < rows_here && c + e < cols_here) elems.e[e] = reinterpret_cast<const T*>(p)[e];
-            loaded[k] = elems.v;
-          }
-        }
-#pragma unroll
-        for (int k = 0; k < S::kLoadsPerThread; ++k) {
-          const int slot = threadIdx.x + k * S::kThreads;
-          const int r = slot / S::kVectorsPerRow, c = (slot % S::kVectorsPerRow) * S::kPerVector;
-          *reinterpret_cast<uint4*>(tile_element<Size>(tile, r, c)) = loaded[k];
+        if (full && in_vectors_aligned) {
+          load_vectors<Size>(src, m.ld_in, tile);
+        } else {
+          load_elements<Size>(src, m.ld_in, tile, rows_here, cols_here);
         }
         __syncthreads();
-
-        // 2 and 3. Each thread: micro-blocks of V rows x K columns, row block fastest across the
-        // threads so that a warp's stores run along output rows.
-#pragma unroll
-        for (int k = 0; k < S::kStoresPerThread; ++k) {
-          const int slot = threadIdx.x + k * S::kThreads;
-          const int row_block = slot % S::kRowBlocks, word_col = slot / S::kRowBlocks;
-          const int r = row_block * S::kPerVector;
-          Word<Size> words[S::kPerVector];
-          const int w = swizzle<Size>(r, word_col);
-#pragma unroll
-          for (int e = 0; e < S::kPerVector; ++e)
-            words[e] = reinterpret_cast<const Word<Size>*>(tile)[(r + e) * S::kWordsPerRow + w];
-#pragma unroll
-          for (int column = 0; column < S::kPerWord; ++column) {
-            const int c = word_col * S::kPerWord + column;
-            if (c >= cols_here) break;
-            const uint4 v = gather_column<Size>(words, column);
-            uint8_t* p = dst + (c * m.ld_out + r) * Size;
-            if (r + S::kPerVector <= rows_here && out_vectors_aligned) {
-              *reinterpret_cast<uint4*>(p) = v;
-            } else {
-              VectorOf<T> elems;
-              elems.v = v;
-#pragma unroll
-              for (int e = 0; e < S::kPerVector; ++e)
-                if (r + e < rows_here) reinterpret_cast<T*>(p)[e] = elems.e[e];
-            }
-          }
+        if (full && out_vectors_aligned) {
+          store_vectors<Size>(tile, dst, m.ld_out);
+        } else {
+          store_elements<Size>(tile, dst, m.ld_out, rows_here, cols_here);
         }
         __syncthreads();  // the next tile reuses shared memory
       }
