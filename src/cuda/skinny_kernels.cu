@@ -16,19 +16,46 @@ union VectorOf {
   T e[16 / sizeof(T)];
 };
 
-// Copies `count` elements from global `src` to shared `dst` (both linear), 16-byte vectors where
-// `aligned`, element by element at the tail or when not aligned.
+// Copies `rows` row segments of `count` elements (global rows ld apart) to shared memory rows
+// `pitch` apart. All rows at once, so that every thread has work even when segments are short.
 template <typename T>
-__device__ __forceinline__ void load_run(const T* __restrict__ src, T* dst, int count, bool aligned) {
+__device__ __forceinline__ void load_rows(const T* __restrict__ src, int64_t ld, T* dst, int pitch, int rows,
+                                          int count, bool aligned) {
   constexpr int V = 16 / sizeof(T);
-  const int vectors = count / V;
   if (aligned) {
-    for (int v = threadIdx.x; v < vectors; v += blockDim.x)
-      reinterpret_cast<uint4*>(dst)[v] = __ldg(reinterpret_cast<const uint4*>(src) + v);
-    for (int e = vectors * V + threadIdx.x; e < count; e += blockDim.x) dst[e] = src[e];
+    const int vectors = count / V, tail = count - vectors * V;
+    const int slots_per_row = vectors + (tail ? 1 : 0);
+    for (int slot = threadIdx.x; slot < rows * slots_per_row; slot += blockDim.x) {
+      const int i = slot / slots_per_row, v = slot % slots_per_row;
+      if (v < vectors) {
+        reinterpret_cast<uint4*>(dst + i * pitch)[v] = __ldg(reinterpret_cast<const uint4*>(src + i * ld) + v);
+      } else {
+        for (int e = vectors * V; e < count; ++e) dst[i * pitch + e] = src[i * ld + e];
+      }
+    }
   } else {
-    for (int e = threadIdx.x; e < count; e += blockDim.x) dst[e] = src[e];
+    for (int slot = threadIdx.x; slot < rows * count; slot += blockDim.x) {
+      const int i = slot / count, e = slot % count;
+      dst[i * pitch + e] = src[i * ld + e];
+    }
   }
+}
+
+// Deinterleave reads the staged run with a stride of `cols` elements, which would hit few banks;
+// one element of padding every 32 spreads those reads (the buffer keeps room for it).
+__device__ __forceinline__ int skewed(int e) { return e + e / 32; }
+
+template <typename T>
+__device__ __forceinline__ void load_skewed(const T* __restrict__ src, T* dst, int count, bool aligned) {
+  constexpr int V = 16 / sizeof(T);
+  const int vectors = aligned ? count / V : 0;
+  for (int v = threadIdx.x; v < vectors; v += blockDim.x) {
+    VectorOf<T> loaded;
+    loaded.v = __ldg(reinterpret_cast<const uint4*>(src) + v);
+#pragma unroll
+    for (int t = 0; t < V; ++t) dst[skewed(v * V + t)] = loaded.e[t];
+  }
+  for (int e = vectors * V + threadIdx.x; e < count; e += blockDim.x) dst[skewed(e)] = src[e];
 }
 
 // Interleave: block = `n` input columns x all `rows` rows; out run = n * rows elements.
@@ -46,8 +73,7 @@ __global__ void __launch_bounds__(kThreads)
          chunk += int64_t(gridDim.x) * gridDim.y) {
       const int64_t j0 = chunk * n;
       const int cols_here = static_cast<int>(m.cols - j0 < n ? m.cols - j0 : n);
-      for (int i = 0; i < rows; ++i)
-        load_run(in + b * m.stride_in + i * m.ld_in + j0, staging + i * n, cols_here, in_aligned);
+      load_rows(in + b * m.stride_in + j0, m.ld_in, staging, n, rows, cols_here, in_aligned);
       __syncthreads();
       // out run element e is (column j0 + e / rows, row e % rows).
       T* run = out + b * m.stride_out + j0 * rows;
@@ -84,7 +110,7 @@ __global__ void __launch_bounds__(kThreads)
          chunk += int64_t(gridDim.x) * gridDim.y) {
       const int64_t i0 = chunk * n;
       const int rows_here = static_cast<int>(m.rows - i0 < n ? m.rows - i0 : n);
-      load_run(in + b * m.stride_in + i0 * cols, staging, rows_here * cols, in_aligned);
+      load_skewed(in + b * m.stride_in + i0 * cols, staging, rows_here * cols, in_aligned);
       __syncthreads();
       // Output row c, elements i0 .. i0 + rows_here: staging[i * cols + c].
       const int vectors_per_row = (rows_here + V - 1) / V;
@@ -92,7 +118,7 @@ __global__ void __launch_bounds__(kThreads)
         const int c = slot / vectors_per_row, i = (slot % vectors_per_row) * V;
         VectorOf<T> packed;
 #pragma unroll
-        for (int t = 0; t < V; ++t) packed.e[t] = i + t < rows_here ? staging[(i + t) * cols + c] : T{};
+        for (int t = 0; t < V; ++t) packed.e[t] = i + t < rows_here ? staging[skewed((i + t) * cols + c)] : T{};
         T* dst = out + b * m.stride_out + c * m.ld_out + i0 + i;
         if (out_aligned && i + V <= rows_here) {
           *reinterpret_cast<uint4*>(dst) = packed.v;
@@ -112,6 +138,13 @@ bool aligned16(const void* p, int64_t a, int64_t b, int size) {
 int chunk_length(int64_t other_side, int size) {
   const int per_vector = 16 / size;
   const int64_t n = kStagingBytes / size / other_side;
+  return static_cast<int>(n / per_vector * per_vector);
+}
+
+// Deinterleave's staging holds the skewed run: n * cols elements plus one in 32.
+int deinterleave_chunk(int64_t cols, int size) {
+  const int per_vector = 16 / size;
+  const int64_t n = (kStagingBytes / size) * 32 / 33 / cols;
   return static_cast<int>(n / per_vector * per_vector);
 }
 
@@ -144,13 +177,13 @@ dim3 chunk_grid(int64_t chunks, int64_t batch) {
 }  // namespace
 
 bool interleave_fits(const detail::Transpose2D& p) {
-  return p.rows < tile_rows_for(p.elem_size) && p.ld_out == p.rows &&
+  return p.rows > 0 && p.cols > 0 && p.rows < tile_rows_for(p.elem_size) && p.ld_out == p.rows &&
          chunk_length(p.rows, p.elem_size) >= 16 / p.elem_size;
 }
 
 bool deinterleave_fits(const detail::Transpose2D& p) {
-  return p.cols < tile_cols_for(p.elem_size) && p.ld_in == p.cols &&
-         chunk_length(p.cols, p.elem_size) >= 16 / p.elem_size;
+  return p.rows > 0 && p.cols > 0 && p.cols < tile_cols_for(p.elem_size) && p.ld_in == p.cols &&
+         deinterleave_chunk(p.cols, p.elem_size) >= 16 / p.elem_size;
 }
 
 Status launch_interleave(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
@@ -168,7 +201,7 @@ Status launch_interleave(const void* in, void* out, const detail::Transpose2D& p
 }
 
 Status launch_deinterleave(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
-  const int n = chunk_length(p.cols, p.elem_size);
+  const int n = deinterleave_chunk(p.cols, p.elem_size);
   const dim3 grid = chunk_grid(ceil_div(p.rows, n), p.batch);
   const bool in_aligned = aligned16(in, 0, p.batch > 1 ? p.stride_in : 0, p.elem_size);
   const bool out_aligned = aligned16(out, p.ld_out, p.batch > 1 ? p.stride_out : 0, p.elem_size);

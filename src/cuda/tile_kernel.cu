@@ -11,7 +11,8 @@
 // 16-byte groups stay aligned and the column reads of step 2 spread over the banks.
 //
 // Edge tiles, and views whose rows are not 16-byte aligned (odd leading dimensions), take the
-// general form of a step: one element per thread and step, still coalesced across the warp.
+// general form of a step: the aligned 16-byte vectors overlapping each row segment, with the
+// elements of the (at most two) vectors that stick out of the segment moved one by one.
 //
 // Blocks walk tiles with the input row-tile index fastest: neighbouring tiles of an output row
 // run at the same time, so the 32-byte sectors they share are completed in L2 before eviction.
@@ -118,25 +119,48 @@ __device__ __forceinline__ void load_vectors(const uint8_t* __restrict__ src, in
   }
 }
 
-// Step 1, general form: edge tiles and views whose rows are not 16-byte aligned. Consecutive
-// threads take consecutive elements of a row, so each warp access is still coalesced.
+// Step 1, general form: edge tiles and views whose rows are not 16-byte aligned (odd leading
+// dimensions). Each row segment is covered by the 16-byte-aligned vectors that overlap it; a
+// vector wholly inside the segment is one 16-byte load, one that sticks out (at most the first
+// and the last) is read element by element, so nothing outside the view is ever touched.
 template <int Size>
-__device__ __forceinline__ void load_elements(const uint8_t* __restrict__ src, int64_t ld_in, uint8_t* tile,
-                                              int rows_here, int cols_here) {
+__device__ __forceinline__ void load_any_alignment(const uint8_t* __restrict__ src, int64_t ld_in,
+                                                   uint8_t* tile, int rows_here, int cols_here) {
   using S = TileShape<Size>;
   using T = typename Element<Size>::type;
-  constexpr int kBatch = 4;  // loads in flight per thread
-  for (int base = 0; base < S::kRows * S::kCols; base += kBatch * S::kThreads) {
-    T values[kBatch];
+  constexpr int kSlotsPerRow = S::kVectorsPerRow + 1;  // one more when the segment is misaligned
+  constexpr int kSlots = S::kRows * kSlotsPerRow;
+  constexpr int kBatch = 4;  // vectors in flight per thread
+  for (int base = 0; base < kSlots; base += kBatch * S::kThreads) {
+    VectorOf<T> loaded[kBatch];
 #pragma unroll
     for (int k = 0; k < kBatch; ++k) {
-      const int e = base + k * S::kThreads + threadIdx.x, r = e / S::kCols, c = e % S::kCols;
-      if (r < rows_here && c < cols_here) values[k] = reinterpret_cast<const T*>(src + (r * ld_in + c) * Size)[0];
+      const int slot = base + k * S::kThreads + threadIdx.x;
+      const int r = slot / kSlotsPerRow, v = slot % kSlotsPerRow;
+      const uint8_t* row = src + r * ld_in * Size;
+      const int head = static_cast<int>(reinterpret_cast<uintptr_t>(row) % 16);  // a multiple of Size
+      const uint8_t* vector = row - head + v * 16;
+      const int first = (v * 16 - head) / Size;  // column of the vector's first element
+      if (slot >= kSlots || r >= rows_here || first >= cols_here) continue;
+      if (first >= 0 && first + S::kPerVector <= cols_here) {
+        loaded[k].v = __ldg(reinterpret_cast<const uint4*>(vector));
+      } else {
+#pragma unroll
+        for (int t = 0; t < S::kPerVector; ++t)
+          if (first + t >= 0 && first + t < cols_here) loaded[k].e[t] = reinterpret_cast<const T*>(vector)[t];
+      }
     }
 #pragma unroll
     for (int k = 0; k < kBatch; ++k) {
-      const int e = base + k * S::kThreads + threadIdx.x, r = e / S::kCols, c = e % S::kCols;
-      if (r < rows_here && c < cols_here) *reinterpret_cast<T*>(tile + tile_offset<Size>(r, c)) = values[k];
+      const int slot = base + k * S::kThreads + threadIdx.x;
+      const int r = slot / kSlotsPerRow, v = slot % kSlotsPerRow;
+      const int head = static_cast<int>(reinterpret_cast<uintptr_t>(src + r * ld_in * Size) % 16);
+      const int first = (v * 16 - head) / Size;
+      if (slot >= kSlots || r >= rows_here) continue;
+#pragma unroll
+      for (int t = 0; t < S::kPerVector; ++t)
+        if (first + t >= 0 && first + t < cols_here)
+          *reinterpret_cast<T*>(tile + tile_offset<Size>(r, first + t)) = loaded[k].e[t];
     }
   }
 }
@@ -164,25 +188,35 @@ __device__ __forceinline__ void store_vectors(const uint8_t* tile, uint8_t* __re
   }
 }
 
-// Steps 2 and 3, general form: one element per thread and step, consecutive threads along an
-// output row.
+// Steps 2 and 3, general form: the mirror of load_any_alignment. Each output row segment is
+// covered by the aligned 16-byte vectors that overlap it, gathered element by element from the
+// tile; whole vectors are one 16-byte store, the ends are stored element by element.
 template <int Size>
-__device__ __forceinline__ void store_elements(const uint8_t* tile, uint8_t* __restrict__ dst, int64_t ld_out,
-                                               int rows_here, int cols_here) {
+__device__ __forceinline__ void store_any_alignment(const uint8_t* tile, uint8_t* __restrict__ dst,
+                                                    int64_t ld_out, int rows_here, int cols_here) {
   using S = TileShape<Size>;
   using T = typename Element<Size>::type;
-  constexpr int kBatch = 4;
-  for (int base = 0; base < S::kRows * S::kCols; base += kBatch * S::kThreads) {
-    T values[kBatch];
+  constexpr int kSlotsPerRow = S::kRows / S::kPerVector + 1;  // vectors per output row segment
+  constexpr int kSlots = S::kCols * kSlotsPerRow;
+  for (int slot = threadIdx.x; slot < kSlots; slot += S::kThreads) {
+    const int c = slot / kSlotsPerRow, v = slot % kSlotsPerRow;  // output row c, vector v
+    uint8_t* row = dst + c * ld_out * Size;
+    const int head = static_cast<int>(reinterpret_cast<uintptr_t>(row) % 16);
+    uint8_t* vector = row - head + v * 16;
+    const int first = (v * 16 - head) / Size;  // tile row of the vector's first element
+    if (c >= cols_here || first >= rows_here) continue;
+    VectorOf<T> gathered;
 #pragma unroll
-    for (int k = 0; k < kBatch; ++k) {
-      const int e = base + k * S::kThreads + threadIdx.x, c = e / S::kRows, r = e % S::kRows;
-      values[k] = *reinterpret_cast<const T*>(tile + tile_offset<Size>(r, c));
+    for (int t = 0; t < S::kPerVector; ++t) {
+      const int r = first + t;
+      if (r >= 0 && r < rows_here) gathered.e[t] = *reinterpret_cast<const T*>(tile + tile_offset<Size>(r, c));
     }
+    if (first >= 0 && first + S::kPerVector <= rows_here) {
+      *reinterpret_cast<uint4*>(vector) = gathered.v;
+    } else {
 #pragma unroll
-    for (int k = 0; k < kBatch; ++k) {
-      const int e = base + k * S::kThreads + threadIdx.x, c = e / S::kRows, r = e % S::kRows;
-      if (r < rows_here && c < cols_here) reinterpret_cast<T*>(dst + (c * ld_out + r) * Size)[0] = values[k];
+      for (int t = 0; t < S::kPerVector; ++t)
+        if (first + t >= 0 && first + t < rows_here) reinterpret_cast<T*>(vector)[t] = gathered.e[t];
     }
   }
 }
@@ -207,13 +241,13 @@ __global__ void __launch_bounds__(TileShape<Size>::kThreads)
         if (full && in_vectors_aligned) {
           load_vectors<Size>(src, m.ld_in, tile);
         } else {
-          load_elements<Size>(src, m.ld_in, tile, rows_here, cols_here);
+          load_any_alignment<Size>(src, m.ld_in, tile, rows_here, cols_here);
         }
         __syncthreads();
         if (full && out_vectors_aligned) {
           store_vectors<Size>(tile, dst, m.ld_out);
         } else {
-          store_elements<Size>(tile, dst, m.ld_out, rows_here, cols_here);
+          store_any_alignment<Size>(tile, dst, m.ld_out, rows_here, cols_here);
         }
         __syncthreads();  // the next tile reuses shared memory
       }

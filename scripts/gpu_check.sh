@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# On a GPU machine: build, run the whole test suite (GPU tests included), then the benchmarks and
+# the profiler, logging everything under ${OUT:-gpu-out}. Stages: build tests sanitize bench profile
+# (default: build tests bench). Example: OUT=/tmp/o scripts/gpu_check.sh build tests bench
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out="${OUT:-gpu-out}"
+mkdir -p "$out"
+stages=("$@")
+[ ${#stages[@]} -gt 0 ] || stages=(build tests bench)
+bench=build/tools/xpose/xpose
+date_tag="$(date +%Y-%m-%d)"
+gpu_tag="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr ' ' '-' | tr -cd 'A-Za-z0-9-' | tr 'A-Z' 'a-z')"
+status=0
+
+for stage in "${stages[@]}"; do
+  case "$stage" in
+    build)
+      nvidia-smi > "$out/nvidia-smi.txt" 2>&1
+      scripts/setup.sh -G Ninja > "$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exit 1; } ;;
+    tests)
+      ctest --test-dir build --output-on-failure -j 4 > "$out/tests.log" 2>&1 || status=1
+      tail -5 "$out/tests.log" ;;
+    sanitize)
+      for tool in memcheck racecheck initcheck; do
+        compute-sanitizer --tool "$tool" --error-exitcode 9 build/tests/xpose_tests_cuda \
+          --gtest_filter="${SANITIZE_FILTER:-*}" > "$out/sanitize-$tool.log" 2>&1 || status=1
+        echo "$tool: $(tail -3 "$out/sanitize-$tool.log" | tr '\n' ' ')"
+      done ;;
+    bench)
+      for suite in ${SUITES:-seeds shapes2d}; do
+        # The JSON goes to --output, the table to stdout.
+        $bench bench --suite "bench/suites/$suite.txt" --format json --no-progress \
+          --output "$out/$date_tag-$gpu_tag-$suite.json" ${BENCH_KERNELS:+--kernels $BENCH_KERNELS} \
+          > "$out/$date_tag-$gpu_tag-$suite.txt" 2>"$out/bench-$suite.err" || status=1
+      done ;;
+    profile)
+      python3 tools/profile_kernels.py --xpose "$bench" --rows 8192 --cols 8192 --dtype f32 \
+        > "$out/$date_tag-$gpu_tag-ncu-f32.txt" 2>&1 || status=1
+      cat "$out/$date_tag-$gpu_tag-ncu-f32.txt" ;;
+  esac
+done
+exit $status
