@@ -1,3 +1,37 @@
+// xpose: the command-line tool. `xpose bench` times and verifies every transpose variant
+// (docs/cli.md); `xpose kernels` lists them. Exit status: 0 ok, 1 failed, 2 bad usage.
 #include <cstdio>
-#include "xpose/xpose.hpp"
-int main() { std::puts("xpose: bench not written yet"); return 0; }
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "bench_command.hpp"
+#include "build_info.hpp"
+#include "kernels_command.hpp"
+
+int main(int argc, char** argv) {
+  using namespace xpose::cli;
+  CLI::App app{"xpose: matrix transposes on NVIDIA GPUs and CPUs at the speed of memory"};
+  app.set_version_flag("--version", std::string("xpose ") + xpose_version() + " (commit " + git_commit() + ")");
+  app.require_subcommand(1);
+  BenchArguments bench_arguments;
+  CLI::App* bench = add_bench_command(app, &bench_arguments);
+  CLI::App* kernels = add_kernels_command(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);  // --help
+    std::fprintf(stderr, "xpose: error: %s (see xpose --help)\n", e.what());
+    return kExitUsage;
+  }
+
+  if (*kernels) return run_kernels_command();
+  BenchOptions options;
+  std::string error;
+  if (!resolve_bench_options(bench_arguments, *bench, &options, &error)) {
+    std::fprintf(stderr, "xpose bench: error: %s\n", error.c_str());
+    return kExitUsage;
+  }
+  return run_bench_command(options);
+}

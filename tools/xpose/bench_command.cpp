@@ -1,0 +1,390 @@
+#include "bench_command.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <random>
+
+#include "bench_device.hpp"
+#include "bench_runner.hpp"
+#include "build_info.hpp"
+#include "paths.hpp"
+#include "plot.hpp"
+#include "report.hpp"
+
+namespace xpose::cli {
+namespace {
+
+constexpr const char* kDefaultGpuSuite = "seeds";
+// The CPU is timed until each phase has taken this long (the reference needs seconds per run on
+// 8192 x 8192), unless --reps or --warmup ask for exact counts.
+constexpr double kCpuBudgetSeconds = 1.0;
+
+// Without a suite or sizes on the CPU: the seeds' largest squares, float and double.
+std::vector<BenchCase> default_cpu_cases() {
+  std::vector<BenchCase> cases;
+  for (int64_t size : {4096, 8192}) {
+    for (DType dtype : {DType::f32, DType::f64}) {
+      BenchCase bench_case;
+      bench_case.matrix.rows = bench_case.matrix.cols = size;
+      bench_case.matrix.dtype = dtype;
+      bench_case.origin = "CPU default";
+      cases.push_back(bench_case);
+    }
+  }
+  return cases;
+}
+
+bool parse_sizes(const std::vector<std::string>& texts, const char* option,
+                 std::vector<int64_t>* sizes, std::string* error) {
+  for (const std::string& text : texts) {
+    int64_t size = 0;
+    if (!parse_positive(text, &size)) {
+      *error = std::string(option) + ": '" + text + "' is not a positive integer";
+      return false;
+    }
+    sizes->push_back(size);
+  }
+  return true;
+}
+
+bool parse_count(const std::string& text, const char* option, bool allow_zero, int64_t* value,
+                 std::string* error) {
+  if (allow_zero && text == "0") {
+    *value = 0;
+    return true;
+  }
+  if (parse_positive(text, value)) return true;
+  *error = std::string(option) + ": '" + text + "' is not a " +
+           (allow_zero ? "non-negative" : "positive") + " integer";
+  return false;
+}
+
+// Cases from --rows/--cols/--dtype/--batch: every combination, square when --cols is absent.
+bool command_line_cases(const BenchArguments& arguments, std::vector<BenchCase>* cases,
+                        std::string* error) {
+  std::vector<int64_t> rows, cols;
+  if (!parse_sizes(arguments.rows, "--rows", &rows, error) ||
+      !parse_sizes(arguments.cols, "--cols", &cols, error))
+    return false;
+  int64_t batch = 1;
+  if (!parse_count(arguments.batch, "--batch", false, &batch, error)) return false;
+  std::vector<DType> dtypes;
+  for (const std::string& name : arguments.dtypes.empty() ? std::vector<std::string>{"f32"} : arguments.dtypes) {
+    DType dtype;
+    if (parse_dtype(name, &dtype) != Status::ok) {
+      *error = std::string("--dtype: ") + last_error_message();
+      return false;
+    }
+    dtypes.push_back(dtype);
+  }
+  for (int64_t row_count : rows) {
+    for (int64_t col_count : cols.empty() ? std::vector<int64_t>{row_count} : cols) {
+      for (DType dtype : dtypes) {
+        BenchCase bench_case;
+        bench_case.matrix.rows = row_count;
+        bench_case.matrix.cols = col_count;
+        bench_case.matrix.dtype = dtype;
+        bench_case.matrix.batch = batch;
+        bench_case.origin = "command line";
+        cases->push_back(bench_case);
+      }
+    }
+  }
+  return true;
+}
+
+bool choose_device(const BenchArguments& arguments, Device* device, std::string* error) {
+  if (arguments.device.empty()) {
+    *device = cuda_device_count() > 0 ? Device::cuda : Device::cpu;
+    return true;
+  }
+  if (parse_device(arguments.device, device) != Status::ok) {
+    *error = std::string("--device: ") + last_error_message();
+    return false;
+  }
+  if (*device == Device::cuda && !cuda_compiled()) {
+    *error = "--device cuda: this xpose build has no CUDA backend (nvcc was not found)";
+    return false;
+  }
+  if (*device == Device::cuda && cuda_device_count() == 0) {
+    *error = "--device cuda: no CUDA device is visible";
+    return false;
+  }
+  return true;
+}
+
+// The variants in run order: memcpy first (the baseline of every ratio), "auto" last.
+bool choose_kernels(const BenchArguments& arguments, BenchOptions* options, std::string* error) {
+  const std::vector<std::string> known = kernel_names(options->device);
+  std::vector<std::string> wanted = arguments.kernels;
+  if (wanted.empty()) {
+    for (const std::string& name : known)
+      if (name != "auto") wanted.push_back(name);
+    wanted.emplace_back("auto");
+  }
+  std::vector<std::string>& kernels = options->kernels;
+  kernels.clear();
+  for (const std::string& name : wanted) {
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      std::string list;
+      for (const std::string& k : known) list += " " + k;
+      *error = "--kernels: unknown kernel '" + name + "' for " + xpose::to_string(options->device) +
+               " (known:" + list + ")";
+      return false;
+    }
+    if (std::find(kernels.begin(), kernels.end(), name) == kernels.end()) kernels.push_back(name);
+  }
+  const auto baseline = std::find(kernels.begin(), kernels.end(), kBaselineKernel);
+  options->baseline_added = baseline == kernels.end();
+  if (options->baseline_added) {
+    kernels.insert(kernels.begin(), kBaselineKernel);
+  } else {
+    std::rotate(kernels.begin(), baseline, baseline + 1);
+  }
+  return true;
+}
+
+// Whether a CUDA tool (ncu, nsys, compute-sanitizer) is attached: they inject libraries through
+// CUDA_INJECTION64_PATH and LD_PRELOAD. ncu serialises launches, which a held stream would stall.
+bool cuda_tool_attached() {
+  const char* injection = std::getenv("CUDA_INJECTION64_PATH");
+  if (injection != nullptr && *injection != '\0') return true;
+  const char* preload = std::getenv("LD_PRELOAD");
+  const std::string preloaded = preload != nullptr ? preload : "";
+  return preloaded.find("Injection") != std::string::npos ||
+         preloaded.find("injection") != std::string::npos;
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm parts{};
+  gmtime_r(&now, &parts);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
+  return text;
+}
+
+RunInfo make_run_info(const BenchOptions& options, const DeviceInfo& device) {
+  RunInfo info;
+  info.device = device;
+  info.xpose_version = xpose_version();
+  info.git_commit = git_commit();
+  info.date_utc = utc_now();
+  info.suite_path = options.suite_path;
+  if (options.device == Device::cpu)
+    info.timer = "std::chrono::steady_clock around each run";
+  else if (options.launch_gate)
+    info.timer = "CUDA events around each launch, launches queued on a held stream then released";
+  else
+    info.timer = "CUDA events around each launch (no launch gate)";
+  info.naive_kernel = naive_kernel_name(options.device);
+  info.warmup = options.warmup;
+  info.reps = options.reps;
+  info.budget_seconds = options.budget_seconds;
+  info.min_reps = options.min_reps;
+  info.threads = options.threads;
+  info.seed = options.seed;
+  return info;
+}
+
+// A file for the plot's JSON when the run writes none itself.
+std::string temporary_json_path() {
+  char path[] = "/tmp/xpose-bench-XXXXXX.json";
+  const int fd = mkstemps(path, 5);
+  if (fd < 0) return "";
+  close(fd);
+  return path;
+}
+
+// CLI11's own number checks print the range as a 300-digit double; these say it plainly.
+CLI::Validator integer_at_least(int minimum) {
+  const char* kind = minimum > 0 ? "an integer from 1 to 2147483647" : "an integer from 0 to 2147483647";
+  return CLI::Validator(
+      [minimum, kind](std::string& text) -> std::string {
+        int64_t value = 0;
+        const bool ok = (minimum <= 0 && text == "0") ||
+                        (parse_positive(text, &value) && value >= minimum && value <= INT32_MAX);
+        return ok ? std::string() : "'" + text + "' is not " + kind;
+      },
+      minimum > 0 ? "N>0" : "N>=0");
+}
+
+}  // namespace
+
+CLI::App* add_bench_command(CLI::App& app, BenchArguments* a) {
+  CLI::App* bench = app.add_subcommand(
+      "bench", "Time and verify every transpose variant on a device (see docs/cli.md)");
+  CLI::Option* rows = bench->add_option("--rows", a->rows, "Rows of the input, e.g. 8192 or 1024,4096")
+                          ->delimiter(',')->type_name("N[,N...]");
+  bench->add_option("--cols", a->cols, "Columns of the input (default: = rows)")
+      ->delimiter(',')->type_name("N[,N...]")->needs(rows);
+  bench->add_option("--dtype", a->dtypes, "Element types, e.g. f32,f64 (default f32)")
+      ->delimiter(',')->type_name("TYPE[,TYPE...]")->needs(rows);
+  bench->add_option("--batch", a->batch, "Matrices per case (default 1)")->type_name("N")->needs(rows);
+  bench->add_option("--pad-in", a->pad_in, "Extra elements at the end of each input row (strided view)")
+      ->type_name("N");
+  bench->add_option("--pad-out", a->pad_out, "Extra elements at the end of each output row")
+      ->type_name("N");
+  bench->add_option("--suite", a->suite, "Suite file, or a name in bench/suites/ (seeds, shapes2d)")
+      ->type_name("FILE")->excludes(rows);
+  bench->add_option("--device", a->device, "cpu or cuda (default: cuda when a GPU is visible)")
+      ->type_name("DEVICE");
+  bench->add_option("--kernels", a->kernels, "Variants to run (default: all of the device)")
+      ->delimiter(',')->type_name("NAME[,NAME...]");
+  bench->add_option("--reps", a->reps, "Timed runs per variant; the median is reported (default 20)")
+      ->check(integer_at_least(1))->type_name("N");
+  bench->add_option("--warmup", a->warmup, "Untimed runs before timing (default 3)")
+      ->check(integer_at_least(0))->type_name("N");
+  bench->add_option("--threads", a->threads, "CPU threads for the threaded kernels (default: all)")
+      ->check(integer_at_least(0))->type_name("N");
+  bench->add_option("--seed", a->seed, "Seed of the random input (default: random, printed)")
+      ->type_name("N");
+  bench->add_option("--format", a->format, "Report format: table, csv or json")
+      ->check(CLI::IsMember({"table", "csv", "json"}))->type_name("FORMAT");
+  bench->add_option("--output", a->output, "Write the report there (the table still goes to stdout)")
+      ->type_name("FILE");
+  bench->add_option("--plot", a->plot, "Draw GB/s per variant and case into a PNG (Python, matplotlib)")
+      ->type_name("FILE.png");
+  bench->add_flag("--no-progress", a->no_progress, "No progress line on stderr");
+  bench->add_flag("--no-launch-gate", a->no_launch_gate,
+                  "GPU: enqueue timed launches without holding the stream first (for profilers; "
+                  "automatic when a CUDA tool such as ncu is attached)");
+  return bench;
+}
+
+bool resolve_bench_options(const BenchArguments& a, const CLI::App& bench, BenchOptions* options,
+                           std::string* error) {
+  if (!choose_device(a, &options->device, error)) return false;
+
+  if (!a.suite.empty()) {
+    options->suite_path = find_suite(a.suite);
+    if (options->suite_path.empty()) {
+      *error = "--suite: no such file or suite: '" + a.suite + "'";
+      return false;
+    }
+    if (!load_suite(options->suite_path, &options->cases, error)) return false;
+  } else if (!a.rows.empty()) {
+    if (!command_line_cases(a, &options->cases, error)) return false;
+  } else if (options->device == Device::cuda) {
+    options->suite_path = find_suite(kDefaultGpuSuite);
+    if (options->suite_path.empty()) {
+      *error = std::string("the default suite bench/suites/") + kDefaultGpuSuite +
+               ".txt was not found (give --suite FILE or --rows)";
+      return false;
+    }
+    if (!load_suite(options->suite_path, &options->cases, error)) return false;
+  } else {
+    options->cases = default_cpu_cases();
+  }
+
+  int64_t pad_in = 0, pad_out = 0;
+  if (!parse_count(a.pad_in, "--pad-in", true, &pad_in, error) ||
+      !parse_count(a.pad_out, "--pad-out", true, &pad_out, error))
+    return false;
+  for (BenchCase& bench_case : options->cases) {
+    if (bench_case.kind != BenchCase::Kind::matrix) continue;
+    bench_case.matrix.pad_in = pad_in;
+    bench_case.matrix.pad_out = pad_out;
+    std::string why;
+    if (!validate_matrix_case(bench_case.matrix, &why)) {
+      *error = bench_case.origin + ": " + bench_case.label() + ": " + why;
+      return false;
+    }
+  }
+
+  if (!choose_kernels(a, options, error)) return false;
+
+  const bool exact_counts = bench.count("--reps") > 0 || bench.count("--warmup") > 0;
+  options->reps = a.reps;
+  options->warmup = a.warmup;
+  options->budget_seconds = options->device == Device::cpu && !exact_counts ? kCpuBudgetSeconds : 0;
+  options->min_reps = std::min(3, options->reps);
+  options->threads = a.threads;
+  options->seed = bench.count("--seed") > 0 ? a.seed : (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+  options->format = a.format == "csv" ? ReportFormat::csv
+                    : a.format == "json" ? ReportFormat::json : ReportFormat::table;
+  options->output_path = a.output;
+  options->plot_path = a.plot;
+  options->progress = !a.no_progress;
+  options->launch_gate = !a.no_launch_gate && !cuda_tool_attached();
+  if (!options->plot_path.empty() &&
+      !find_plot_tools(&options->plot_python, &options->plot_script, error))
+    return false;
+  return true;
+}
+
+int run_bench_command(const BenchOptions& options) {
+  std::string error;
+  std::unique_ptr<BenchDevice> device =
+      options.device == Device::cuda ? make_cuda_device(options.launch_gate, &error) : make_cpu_device();
+  if (!device) {
+    std::fprintf(stderr, "xpose bench: error: %s\n", error.c_str());
+    return kExitFailed;
+  }
+
+  std::ofstream output_file;
+  if (!options.output_path.empty()) {
+    output_file.open(options.output_path);
+    if (!output_file) {
+      std::fprintf(stderr, "xpose bench: error: --output: cannot write '%s'\n", options.output_path.c_str());
+      return kExitUsage;
+    }
+  }
+  // The plot reads JSON: the --output file when it is JSON, else a temporary file.
+  const bool output_is_json = !options.output_path.empty() && options.format == ReportFormat::json;
+  std::string plot_json_path;
+  std::ofstream plot_json_file;
+  if (!options.plot_path.empty()) {
+    plot_json_path = output_is_json ? options.output_path : temporary_json_path();
+    if (plot_json_path.empty()) {
+      std::fprintf(stderr, "xpose bench: error: --plot: cannot create a temporary JSON file\n");
+      return kExitFailed;
+    }
+    if (!output_is_json) plot_json_file.open(plot_json_path);
+  }
+
+  std::vector<std::unique_ptr<ReportWriter>> writers;
+  if (options.output_path.empty()) {
+    writers.push_back(make_report_writer(options.format, std::cout));
+  } else {
+    writers.push_back(make_report_writer(options.format, output_file));
+    writers.push_back(make_table_writer(std::cout));
+  }
+  if (plot_json_file.is_open()) writers.push_back(make_json_writer(plot_json_file));
+
+  const RunInfo info = make_run_info(options, device->info());
+  for (auto& writer : writers) writer->begin(info);
+  Progress progress(count_steps(options), options.progress);
+  RunSummary summary;
+  run_bench(*device, options, progress, [&](const CaseResult& result) {
+    add_to_summary(result, &summary);
+    for (auto& writer : writers) writer->add_case(result);
+  });
+  for (auto& writer : writers) writer->end(summary);
+  if (options.output_path.empty() && options.format != ReportFormat::table)
+    std::fprintf(stderr, "%s\n%s\n", summary_line(summary).c_str(), verification_line(summary).c_str());
+
+  int status = summary.ok() ? kExitOk : kExitFailed;
+  if (!options.output_path.empty() && !output_file.flush()) {
+    std::fprintf(stderr, "xpose bench: error: writing '%s' failed\n", options.output_path.c_str());
+    status = kExitFailed;
+  }
+  if (!options.plot_path.empty()) {
+    plot_json_file.close();
+    if (!draw_plot(options.plot_python, options.plot_script, plot_json_path, options.plot_path, &error)) {
+      std::fprintf(stderr, "xpose bench: error: %s\n", error.c_str());
+      status = kExitFailed;
+    }
+    if (!output_is_json) std::remove(plot_json_path.c_str());
+  }
+  return status;
+}
+
+}  // namespace xpose::cli

@@ -1,0 +1,44 @@
+// `xpose bench`: its command-line options, their checks, and the run.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "bench_options.hpp"
+
+namespace xpose::cli {
+
+// Exit statuses of every xpose command.
+constexpr int kExitOk = 0;
+constexpr int kExitFailed = 1;  // a wrong result, or a failure while running
+constexpr int kExitUsage = 2;   // bad command line, missing file, bad suite line
+
+// The options as typed; resolve_bench_options() checks them.
+struct BenchArguments {
+  std::vector<std::string> rows, cols, dtypes;
+  std::string batch = "1";
+  std::string pad_in = "0", pad_out = "0";
+  std::string suite;
+  std::string device;
+  std::vector<std::string> kernels;
+  int reps = 20, warmup = 3, threads = 0;
+  uint64_t seed = 0;
+  std::string format = "table";
+  std::string output, plot;
+  bool no_progress = false;
+  bool no_launch_gate = false;
+};
+
+CLI::App* add_bench_command(CLI::App& app, BenchArguments* arguments);
+
+// Turns the typed arguments into a run; false with a one-line message on bad usage.
+bool resolve_bench_options(const BenchArguments& arguments, const CLI::App& bench,
+                           BenchOptions* options, std::string* error);
+
+// Runs the bench and writes its reports; returns the exit status.
+int run_bench_command(const BenchOptions& options);
+
+}  // namespace xpose::cli

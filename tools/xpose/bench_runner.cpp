@@ -1,0 +1,308 @@
+#include "bench_runner.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <new>
+
+#include "cpu/reference.hpp"
+#include "test_data.hpp"
+
+namespace xpose::cli {
+namespace {
+
+// Rotation against the cache: a case whose input and output together are smaller than twice the
+// last-level cache is timed over several buffer pairs, so that consecutive runs do not find their
+// data in the cache. kRotationCacheMultiple x cache bytes in all, at most kMaxBufferPairs pairs.
+constexpr int64_t kRotationCacheMultiple = 4;
+constexpr int kMaxBufferPairs = 64;
+// Leave some device memory to the library (cuBLAS workspace, plan metadata).
+constexpr double kUsableFreeMemory = 0.9;
+
+std::string megabytes(int64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f MB", static_cast<double>(bytes) / 1e6);
+  return text;
+}
+
+// "kernel 'memcpy' cannot run 1024 x 1024 f32 (batch 1): <reason>" -> "<reason>"
+std::string reason_only(const std::string& message) {
+  const auto colon = message.find("): ");
+  return colon == std::string::npos ? message : message.substr(colon + 3);
+}
+
+uint64_t case_seed(uint64_t run_seed, int case_number) {
+  return run_seed ^ (0x9E3779B97F4A7C15ull * static_cast<uint64_t>(case_number));
+}
+
+// Input/output buffer pairs on the device, released together.
+struct CaseBuffers {
+  std::vector<DeviceBuffer> inputs, outputs;
+  int pairs() const { return static_cast<int>(inputs.size()); }
+};
+
+int wanted_buffer_pairs(int64_t pair_bytes, int64_t cache_bytes) {
+  if (cache_bytes <= 0 || pair_bytes >= 2 * cache_bytes) return 1;
+  const int64_t pairs = (kRotationCacheMultiple * cache_bytes + pair_bytes - 1) / pair_bytes;
+  return static_cast<int>(std::min<int64_t>(pairs, kMaxBufferPairs));
+}
+
+// Allocates up to `wanted` pairs (at least one, else false with the reason), fills each input
+// with `input` and poisons each output.
+bool allocate_buffers(BenchDevice& device, int wanted, const std::vector<unsigned char>& input,
+                      int64_t output_bytes, CaseBuffers* buffers, std::string* error) {
+  const int64_t input_bytes = static_cast<int64_t>(input.size());
+  const int64_t pair_bytes = input_bytes + output_bytes;
+  const int64_t free_bytes = device.free_memory_bytes();
+  if (free_bytes >= 0) {
+    const auto fitting = static_cast<int64_t>(kUsableFreeMemory * static_cast<double>(free_bytes)) / pair_bytes;
+    if (fitting < 1) {
+      *error = "this case needs " + megabytes(pair_bytes) + " of " + xpose::to_string(device.info().device) +
+               " memory (one input and one output buffer); " + megabytes(free_bytes) + " free";
+      return false;
+    }
+    wanted = static_cast<int>(std::min<int64_t>(wanted, fitting));
+  }
+  for (int pair = 0; pair < wanted; ++pair) {
+    std::string why;
+    void* in = device.allocate(input_bytes, &why);
+    DeviceBuffer in_buffer(&device, in);
+    void* out = in ? device.allocate(output_bytes, &why) : nullptr;
+    DeviceBuffer out_buffer(&device, out);
+    if (in == nullptr || out == nullptr) {
+      if (pair > 0) break;  // fewer pairs: less rotation, still a measurement
+      *error = why + "; this case needs " + megabytes(pair_bytes) + " (one input and one output buffer)";
+      return false;
+    }
+    if (!device.copy_from_host(in, input.data(), input_bytes, error) ||
+        !device.fill_bytes(out, 0xFF, output_bytes, error))
+      return false;
+    buffers->inputs.push_back(std::move(in_buffer));
+    buffers->outputs.push_back(std::move(out_buffer));
+  }
+  return true;
+}
+
+// The verified run: pair 0's output poisoned, one execute, every byte compared.
+void verify_variant(BenchDevice& device, const Plan& plan, const detail::Transpose2D& problem,
+                    const CaseBuffers& buffers, const std::vector<unsigned char>& input,
+                    const std::vector<unsigned char>& expected, VariantResult* result) {
+  const int64_t output_bytes = problem.output_extent() * problem.elem_size;
+  std::string error;
+  if (!device.fill_bytes(buffers.outputs[0].data(), 0xFF, output_bytes, &error)) {
+    result->outcome = Outcome::error;
+    result->note = error;
+    return;
+  }
+  if (plan.execute(buffers.inputs[0].data(), buffers.outputs[0].data(), device.stream()) != Status::ok) {
+    result->outcome = Outcome::error;
+    result->note = std::string("execute: ") + last_error_message();
+    return;
+  }
+  const unsigned char* actual = device.read_back(buffers.outputs[0].data(), output_bytes, &error);
+  if (actual == nullptr) {
+    result->outcome = Outcome::error;
+    result->note = error;
+    return;
+  }
+  const bool correct = result->transposes
+                           ? compare_transposed(actual, expected.data(), problem, &result->note)
+                           : compare_copied(actual, input.data(), problem, &result->note);
+  result->outcome = correct ? Outcome::passed : Outcome::failed;
+}
+
+void time_variant(BenchDevice& device, const Plan& plan, const CaseBuffers& buffers,
+                  const TimingRequest& request, VariantResult* result) {
+  const auto launch = [&](int run) {
+    const int pair = run % buffers.pairs();
+    return plan.execute(buffers.inputs[pair].data(), buffers.outputs[pair].data(), device.stream());
+  };
+  std::string error;
+  if (!device.time_runs(launch, request, &result->seconds, &error)) {
+    if (result->outcome == Outcome::passed) result->outcome = Outcome::error;
+    result->note += (result->note.empty() ? "" : "; ") + ("timed runs: " + error);
+    result->seconds.clear();
+  }
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+void derive_figures(const std::string& naive_kernel, int64_t bytes, CaseResult* result) {
+  double memcpy_seconds = -1, naive_seconds = -1;
+  for (VariantResult& variant : result->variants) {
+    if (!variant.timed()) continue;
+    variant.median_seconds = median(variant.seconds);
+    variant.min_seconds = *std::min_element(variant.seconds.begin(), variant.seconds.end());
+    variant.max_seconds = *std::max_element(variant.seconds.begin(), variant.seconds.end());
+    variant.gigabytes_per_second = 2.0 * static_cast<double>(bytes) / variant.median_seconds / 1e9;
+    if (variant.kernel == kBaselineKernel) memcpy_seconds = variant.median_seconds;
+    if (variant.kernel == naive_kernel) naive_seconds = variant.median_seconds;
+  }
+  for (VariantResult& variant : result->variants) {
+    if (!variant.timed()) continue;
+    if (memcpy_seconds > 0) variant.percent_of_memcpy = 100.0 * memcpy_seconds / variant.median_seconds;
+    if (naive_seconds > 0) variant.speedup_vs_naive = naive_seconds / variant.median_seconds;
+  }
+}
+
+// One plan per variant. A kernel that cannot run the case is n/a, found before any memory is
+// spent on it.
+void create_plans(const BenchOptions& options, Device device, const MatrixCase& matrix_case,
+                  std::vector<Plan>* plans, std::vector<VariantResult>* variants) {
+  plans->assign(options.kernels.size(), Plan{});
+  for (size_t k = 0; k < options.kernels.size(); ++k) {
+    VariantResult variant;
+    variant.kernel = options.kernels[k];
+    variant.transposes = kernel_transposes(device, variant.kernel);
+    variant.added_as_baseline = options.baseline_added && variant.kernel == kBaselineKernel;
+    PlanOptions plan_options;
+    plan_options.kernel = variant.kernel;
+    plan_options.threads = options.threads;
+    const Status status =
+        Plan::create((*plans)[k], matrix_case.matrix(), matrix_case.dtype, device, plan_options);
+    if (status == Status::ok) {
+      variant.chosen_kernel = (*plans)[k].kernel_name();
+    } else if (status == Status::unsupported) {
+      variant.outcome = Outcome::not_applicable;
+      variant.note = reason_only(last_error_message());
+    } else {
+      variant.outcome = Outcome::error;
+      variant.note = std::string("Plan::create: ") + last_error_message();
+    }
+    variants->push_back(std::move(variant));
+  }
+}
+
+// The host side of the verified run: random input (padding included) and, when a transposing
+// variant will run, the reference output over a 0xFF background.
+struct HostData {
+  std::vector<unsigned char> input, expected;
+};
+
+bool prepare_host_data(const detail::Transpose2D& problem, bool needs_expected, uint64_t seed,
+                       HostData* data, std::string* error) {
+  const int64_t input_bytes = problem.input_extent() * problem.elem_size;
+  const int64_t output_bytes = problem.output_extent() * problem.elem_size;
+  try {
+    data->input.resize(static_cast<size_t>(input_bytes));
+    fill_random(data->input.data(), input_bytes, problem.type, seed);
+    if (needs_expected) {
+      data->expected.assign(static_cast<size_t>(output_bytes), 0xFF);
+      detail::transpose_reference(data->input.data(), data->expected.data(), problem);
+    }
+  } catch (const std::bad_alloc&) {
+    *error = "cannot allocate host memory for the input and expected output (" +
+             megabytes(input_bytes + output_bytes) + ")";
+    return false;
+  }
+  return true;
+}
+
+// A case failed when a variant failed, and is an error when a variant or the case could not run.
+Outcome case_outcome(const CaseResult& result) {
+  Outcome outcome = result.outcome;
+  for (const VariantResult& variant : result.variants) {
+    if (variant.outcome == Outcome::error) return Outcome::error;
+    if (variant.outcome == Outcome::failed) outcome = Outcome::failed;
+  }
+  return outcome;
+}
+
+CaseResult run_matrix_case(BenchDevice& device, const BenchOptions& options,
+                           const BenchCase& bench_case, int case_number, Progress& progress) {
+  CaseResult result;
+  result.bench_case = bench_case;
+  const Device target = device.info().device;
+  detail::Transpose2D problem;
+  if (detail::make_problem(bench_case.matrix.matrix(), bench_case.matrix.dtype, &problem) != Status::ok) {
+    result.outcome = Outcome::error;
+    result.note = last_error_message();
+    return result;
+  }
+  result.bytes = problem.bytes();
+  result.input_buffer_bytes = problem.input_extent() * problem.elem_size;
+  result.output_buffer_bytes = problem.output_extent() * problem.elem_size;
+  const int64_t pair_bytes = result.input_buffer_bytes + result.output_buffer_bytes;
+
+  std::vector<Plan> plans;
+  create_plans(options, target, bench_case.matrix, &plans, &result.variants);
+  bool any_runnable = false, any_transposing = false;
+  for (size_t k = 0; k < plans.size(); ++k) {
+    any_runnable = any_runnable || plans[k].valid();
+    any_transposing = any_transposing || (plans[k].valid() && result.variants[k].transposes);
+  }
+
+  HostData host;
+  CaseBuffers buffers;
+  std::string error;
+  if (any_runnable &&
+      (!prepare_host_data(problem, any_transposing, case_seed(options.seed, case_number), &host, &error) ||
+       !allocate_buffers(device, wanted_buffer_pairs(pair_bytes, device.info().cache_bytes), host.input,
+                         result.output_buffer_bytes, &buffers, &error))) {
+    buffers = CaseBuffers{};
+    result.outcome = Outcome::error;
+    result.note = error;
+  }
+  result.buffer_pairs = std::max(buffers.pairs(), 1);
+  const int64_t cache_bytes = device.info().cache_bytes;
+  result.cache_resident = cache_bytes > 0 && result.buffer_pairs * pair_bytes < 2 * cache_bytes;
+
+  TimingRequest request;
+  request.warmup = options.warmup;
+  request.reps = options.reps;
+  request.budget_seconds = options.budget_seconds;
+  request.min_reps = options.min_reps;
+  for (size_t k = 0; k < plans.size(); ++k) {
+    VariantResult& variant = result.variants[k];
+    progress.step(bench_case.label() + " " + variant.kernel);
+    if (!plans[k].valid()) continue;
+    if (buffers.pairs() == 0) {
+      variant.outcome = Outcome::error;
+      variant.note = "not run: " + error;
+      continue;
+    }
+    verify_variant(device, plans[k], problem, buffers, host.input, host.expected, &variant);
+    if (variant.outcome != Outcome::error) time_variant(device, plans[k], buffers, request, &variant);
+  }
+  derive_figures(naive_kernel_name(target), result.bytes, &result);
+  result.outcome = case_outcome(result);
+  return result;
+}
+
+}  // namespace
+
+const char* naive_kernel_name(Device device) {
+  return device == Device::cuda ? "naive_read_contiguous" : "reference";
+}
+
+int count_steps(const BenchOptions& options) {
+  int steps = 0;
+  for (const BenchCase& bench_case : options.cases)
+    if (bench_case.kind == BenchCase::Kind::matrix) steps += static_cast<int>(options.kernels.size());
+  return steps;
+}
+
+void run_bench(BenchDevice& device, const BenchOptions& options, Progress& progress,
+               const std::function<void(const CaseResult&)>& on_case) {
+  const int total = static_cast<int>(options.cases.size());
+  for (int index = 0; index < total; ++index) {
+    const BenchCase& bench_case = options.cases[index];
+    CaseResult result;
+    if (bench_case.kind == BenchCase::Kind::permute) {
+      result.bench_case = bench_case;
+      result.outcome = Outcome::skipped;
+      result.note = "permute not supported yet";
+    } else {
+      result = run_matrix_case(device, options, bench_case, index + 1, progress);
+    }
+    result.number = index + 1;
+    result.total = total;
+    progress.clear();
+    on_case(result);
+  }
+}
+
+}  // namespace xpose::cli

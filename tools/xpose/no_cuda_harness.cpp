@@ -1,0 +1,11 @@
+// The GPU side of the harness in a build without the CUDA backend.
+#include "bench_device.hpp"
+
+namespace xpose::cli {
+
+std::unique_ptr<BenchDevice> make_cuda_device(bool, std::string* error) {
+  *error = "this xpose build has no CUDA backend (nvcc was not found at configure time)";
+  return nullptr;
+}
+
+}  // namespace xpose::cli

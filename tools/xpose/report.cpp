@@ -1,0 +1,69 @@
+#include "report.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+namespace xpose::cli {
+
+std::string format_megabytes(int64_t bytes) {
+  char text[32];
+  if (bytes >= 100000)
+    std::snprintf(text, sizeof text, "%.2f MB", static_cast<double>(bytes) / 1e6);
+  else if (bytes >= 1000)
+    std::snprintf(text, sizeof text, "%.2f kB", static_cast<double>(bytes) / 1e3);
+  else
+    std::snprintf(text, sizeof text, "%lld bytes", static_cast<long long>(bytes));
+  return text;
+}
+
+namespace {
+
+std::string gigabytes(int64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f GB", static_cast<double>(bytes) / 1e9);
+  return text;
+}
+
+}  // namespace
+
+std::string describe_device(const DeviceInfo& info) {
+  std::ostringstream text;
+  text << info.name << " (" << xpose::to_string(info.device);
+  if (info.device == Device::cuda) {
+    text << "; compute " << info.compute_capability << ", " << info.multiprocessors << " SMs, "
+         << gigabytes(info.memory_bytes);
+  } else {
+    text << "; " << info.hardware_threads << " hardware threads, "
+         << gigabytes(info.memory_bytes) << " RAM";
+  }
+  if (info.cache_bytes > 0) text << ", " << info.cache_name << " " << format_megabytes(info.cache_bytes);
+  if (info.device == Device::cuda)
+    text << "; driver " << info.driver_version << ", runtime " << info.runtime_version;
+  text << ")";
+  return text.str();
+}
+
+std::string verification_line(const RunSummary& summary) {
+  return summary.ok() ? "Verification: PASSED" : "Verification: FAILED";
+}
+
+std::string summary_line(const RunSummary& summary) {
+  std::ostringstream text;
+  text << "Summary: " << summary.passed << " passed, " << summary.failed << " failed, "
+       << summary.not_applicable << " n/a, " << summary.errors << " errors";
+  if (summary.skipped_cases > 0)
+    text << "; " << summary.skipped_cases << (summary.skipped_cases == 1 ? " case" : " cases")
+         << " skipped (permute not supported yet)";
+  return text.str();
+}
+
+std::unique_ptr<ReportWriter> make_report_writer(ReportFormat format, std::ostream& out) {
+  switch (format) {
+    case ReportFormat::csv: return make_csv_writer(out);
+    case ReportFormat::json: return make_json_writer(out);
+    case ReportFormat::table: break;
+  }
+  return make_table_writer(out);
+}
+
+}  // namespace xpose::cli

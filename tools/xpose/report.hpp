@@ -1,0 +1,35 @@
+// Writes a bench run as a table (for people), CSV (one row per case and variant) or JSON (the
+// whole run, what bench/results/ keeps). Table and CSV stream a case as soon as it is done;
+// JSON is written at the end. docs/cli.md describes every column and field.
+#pragma once
+
+#include <memory>
+#include <ostream>
+#include <string>
+
+#include "bench_options.hpp"
+#include "bench_results.hpp"
+
+namespace xpose::cli {
+
+class ReportWriter {
+ public:
+  virtual ~ReportWriter() = default;
+  virtual void begin(const RunInfo& info) = 0;
+  virtual void add_case(const CaseResult& result) = 0;
+  // Ends the report; the table's last line is "Verification: PASSED" or "Verification: FAILED".
+  virtual void end(const RunSummary& summary) = 0;
+};
+
+std::unique_ptr<ReportWriter> make_table_writer(std::ostream& out);
+std::unique_ptr<ReportWriter> make_csv_writer(std::ostream& out);
+std::unique_ptr<ReportWriter> make_json_writer(std::ostream& out);
+std::unique_ptr<ReportWriter> make_report_writer(ReportFormat format, std::ostream& out);
+
+// Shared wording.
+std::string format_megabytes(int64_t bytes);  // "536.87 MB", "4.10 kB", "740 bytes" (decimal)
+std::string describe_device(const DeviceInfo& info);  // one line: name, versions, memory, cache
+std::string verification_line(const RunSummary& summary);  // "Verification: PASSED"
+std::string summary_line(const RunSummary& summary);
+
+}  // namespace xpose::cli

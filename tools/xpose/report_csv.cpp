@@ -1,0 +1,85 @@
+// CSV: a header row, then one row per case and variant (a permute case is one row, skipped).
+// Empty fields mean "not measured".
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "report.hpp"
+
+namespace xpose::cli {
+namespace {
+
+std::string quoted(const std::string& field) {
+  if (field.find_first_of(",\"\n") == std::string::npos) return field;
+  std::string text = "\"";
+  for (char c : field) text += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return text + "\"";
+}
+
+std::string number(double value, int decimals) {
+  char text[48];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
+
+class CsvWriter final : public ReportWriter {
+ public:
+  explicit CsvWriter(std::ostream& out) : out_(out) {}
+
+  void begin(const RunInfo& info) override {
+    device_ = xpose::to_string(info.device.device);
+    device_name_ = info.device.name;
+    write_row({"device", "device_name", "case", "rows", "cols", "dtype", "batch", "ld_in", "ld_out",
+               "bytes", "kernel", "chosen_kernel", "transposes", "status", "median_us", "min_us",
+               "max_us", "gbps", "pct_memcpy", "speedup_vs_naive", "runs", "buffer_pairs",
+               "cache_resident", "note"});
+  }
+
+  void add_case(const CaseResult& result) override {
+    const BenchCase& bench_case = result.bench_case;
+    if (bench_case.kind == BenchCase::Kind::permute || result.variants.empty()) {
+      write_row({device_, device_name_, bench_case.label(), "", "", "", "", "", "", "", "", "", "",
+                 to_string(result.outcome), "", "", "", "", "", "", "", "", "", result.note});
+      return;
+    }
+    const MatrixCase& m = bench_case.matrix;
+    const Matrix view = m.matrix();
+    for (const VariantResult& variant : result.variants) {
+      const bool timed = variant.timed();
+      write_row({device_, device_name_, bench_case.label(), std::to_string(m.rows),
+                 std::to_string(m.cols), xpose::to_string(m.dtype), std::to_string(m.batch),
+                 std::to_string(view.ld_in ? view.ld_in : m.cols),
+                 std::to_string(view.ld_out ? view.ld_out : m.rows), std::to_string(result.bytes),
+                 variant.kernel, variant.chosen_kernel, variant.transposes ? "true" : "false",
+                 to_string(variant.outcome),
+                 timed ? number(variant.median_seconds * 1e6, 3) : "",
+                 timed ? number(variant.min_seconds * 1e6, 3) : "",
+                 timed ? number(variant.max_seconds * 1e6, 3) : "",
+                 timed ? number(variant.gigabytes_per_second, 3) : "",
+                 variant.percent_of_memcpy >= 0 ? number(variant.percent_of_memcpy, 2) : "",
+                 variant.speedup_vs_naive >= 0 ? number(variant.speedup_vs_naive, 3) : "",
+                 std::to_string(variant.seconds.size()), std::to_string(result.buffer_pairs),
+                 result.cache_resident ? "true" : "false", variant.note});
+    }
+    out_ << std::flush;
+  }
+
+  void end(const RunSummary&) override { out_ << std::flush; }
+
+ private:
+  void write_row(const std::vector<std::string>& fields) {
+    for (size_t i = 0; i < fields.size(); ++i) out_ << (i ? "," : "") << quoted(fields[i]);
+    out_ << "\n";
+  }
+
+  std::ostream& out_;
+  std::string device_, device_name_;
+};
+
+}  // namespace
+
+std::unique_ptr<ReportWriter> make_csv_writer(std::ostream& out) {
+  return std::make_unique<CsvWriter>(out);
+}
+
+}  // namespace xpose::cli

@@ -1,0 +1,119 @@
+// The table: a header naming the device and the protocol, then one block per case, in the
+// manner of the seeds' transpose_timed (sizes in decimal MB, median time, GB/s, speedups).
+#include <algorithm>
+#include <cstdio>
+#include <iomanip>
+#include <sstream>
+
+#include "report.hpp"
+
+namespace xpose::cli {
+namespace {
+
+std::string fixed(double value, int decimals, const char* suffix = "") {
+  char text[48];
+  std::snprintf(text, sizeof text, "%.*f%s", decimals, value, suffix);
+  return text;
+}
+
+std::string variant_name(const VariantResult& variant) {
+  std::string name = variant.kernel;
+  if (!variant.chosen_kernel.empty() && variant.chosen_kernel != variant.kernel)
+    name += " -> " + variant.chosen_kernel;
+  return name;
+}
+
+class TableWriter final : public ReportWriter {
+ public:
+  explicit TableWriter(std::ostream& out) : out_(out) {}
+
+  void begin(const RunInfo& info) override {
+    out_ << "xpose bench: every variant runs through the public API (Plan::create + execute)\n";
+    out_ << "Device:    " << describe_device(info.device) << "\n";
+    if (info.device.device == Device::cpu)
+      out_ << "Threads:   " << (info.threads > 0 ? std::to_string(info.threads)
+                                               : "all " + std::to_string(info.device.hardware_threads))
+           << " for the threaded kernels and memcpy\n";
+    out_ << "Build:     xpose " << info.xpose_version << ", commit " << info.git_commit << "\n";
+    out_ << "Timing:    " << (info.budget_seconds > 0 ? "up to " : "") << info.reps
+         << " timed runs after " << (info.budget_seconds > 0 ? "up to " : "") << info.warmup
+         << " warm-up runs, " << info.timer << "; median reported";
+    if (info.budget_seconds > 0)
+      out_ << " (each phase stops after " << fixed(info.budget_seconds, 1) << " s, keeping at least "
+           << info.min_reps << " timed runs)";
+    out_ << "\n";
+    out_ << "Columns:   GB/s = 2 x bytes / median time (decimal); % memcpy = memcpy time / time;"
+         << " speedup = " << info.naive_kernel << " time / time\n";
+    out_ << "Date:      " << info.date_utc << ", seed " << info.seed;
+    if (!info.suite_path.empty()) out_ << ", suite " << info.suite_path;
+    out_ << "\n" << std::flush;
+  }
+
+  void add_case(const CaseResult& result) override {
+    const BenchCase& bench_case = result.bench_case;
+    out_ << "\n[" << result.number << "/" << result.total << "] ";
+    if (bench_case.kind == BenchCase::Kind::permute) {
+      out_ << bench_case.label() << ": " << result.note << "\n" << std::flush;
+      return;
+    }
+    const MatrixCase& m = bench_case.matrix;
+    out_ << "Matrix " << m.rows << " x " << m.cols << " " << xpose::to_string(m.dtype) << ", batch "
+         << m.batch << ": input " << format_megabytes(result.bytes) << ", output "
+         << format_megabytes(result.bytes);
+    if (result.input_buffer_bytes != result.bytes || result.output_buffer_bytes != result.bytes)
+      out_ << " (buffers with row padding: " << format_megabytes(result.input_buffer_bytes) << " in, "
+           << format_megabytes(result.output_buffer_bytes) << " out)";
+    out_ << "\n";
+    if (result.buffer_pairs > 1)
+      out_ << "  timed runs rotate over " << result.buffer_pairs << " input/output buffer pairs\n";
+    if (result.cache_resident)
+      out_ << "  note: all buffers fit in twice the last-level cache; times include cache hits\n";
+    if (result.outcome == Outcome::error && !result.note.empty()) out_ << "  error: " << result.note << "\n";
+
+    size_t name_width = 24;
+    for (const VariantResult& variant : result.variants)
+      name_width = std::max(name_width, variant_name(variant).size() + 1);
+    out_ << "  " << std::left << std::setw(static_cast<int>(name_width)) << "kernel" << std::right
+         << std::setw(12) << "median us" << std::setw(11) << "GB/s" << std::setw(10) << "% memcpy"
+         << std::setw(10) << "speedup" << std::setw(6) << "runs" << "  check\n";
+    for (const VariantResult& variant : result.variants) write_variant(variant, name_width);
+    out_ << std::flush;
+  }
+
+  void end(const RunSummary& summary) override {
+    out_ << "\n" << summary_line(summary) << "\n" << verification_line(summary) << "\n" << std::flush;
+  }
+
+ private:
+  void write_variant(const VariantResult& variant, size_t name_width) {
+    out_ << "  " << std::left << std::setw(static_cast<int>(name_width)) << variant_name(variant)
+         << std::right;
+    if (variant.timed()) {
+      out_ << std::setw(12) << fixed(variant.median_seconds * 1e6, 2) << std::setw(11)
+           << fixed(variant.gigabytes_per_second, 2) << std::setw(10)
+           << (variant.percent_of_memcpy >= 0 ? fixed(variant.percent_of_memcpy, 1, "%") : "-")
+           << std::setw(10)
+           << (variant.speedup_vs_naive >= 0 ? fixed(variant.speedup_vs_naive, 2, "x") : "-")
+           << std::setw(6) << variant.seconds.size();
+    } else {
+      out_ << std::setw(12) << "-" << std::setw(11) << "-" << std::setw(10) << "-" << std::setw(10)
+           << "-" << std::setw(6) << "-";
+    }
+    out_ << "  " << to_string(variant.outcome);
+    if (variant.added_as_baseline) out_ << " (baseline, always run)";
+    if (variant.outcome == Outcome::not_applicable || variant.outcome == Outcome::error)
+      out_ << ": " << variant.note;
+    out_ << "\n";
+    if (variant.outcome == Outcome::failed) out_ << "      wrong output: " << variant.note << "\n";
+  }
+
+  std::ostream& out_;
+};
+
+}  // namespace
+
+std::unique_ptr<ReportWriter> make_table_writer(std::ostream& out) {
+  return std::make_unique<TableWriter>(out);
+}
+
+}  // namespace xpose::cli

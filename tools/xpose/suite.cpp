@@ -1,0 +1,185 @@
+#include "suite.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "core/problem.hpp"
+
+namespace xpose::cli {
+namespace {
+
+std::vector<std::string> split_words(const std::string& text) {
+  std::istringstream stream(text);
+  std::vector<std::string> words;
+  for (std::string word; stream >> word;) words.push_back(word);
+  return words;
+}
+
+std::string join(const std::vector<std::string>& words) {
+  std::string text;
+  for (const auto& word : words) text += (text.empty() ? "" : " ") + word;
+  return text;
+}
+
+// "rows cols dtype [batch]"
+bool parse_matrix_line(const std::vector<std::string>& words, BenchCase* bench_case,
+                       std::string* why) {
+  if (words.size() < 3 || words.size() > 4) {
+    *why = "expected 'rows cols dtype [batch]' or 'dims ... | perm ...', got '" + join(words) + "'";
+    return false;
+  }
+  MatrixCase& m = bench_case->matrix;
+  if (!parse_positive(words[0], &m.rows)) {
+    *why = "rows '" + words[0] + "' is not a positive integer";
+    return false;
+  }
+  if (!parse_positive(words[1], &m.cols)) {
+    *why = "cols '" + words[1] + "' is not a positive integer";
+    return false;
+  }
+  if (parse_dtype(words[2], &m.dtype) != Status::ok) {
+    *why = last_error_message();
+    return false;
+  }
+  if (words.size() == 4 && !parse_positive(words[3], &m.batch)) {
+    *why = "batch '" + words[3] + "' is not a positive integer";
+    return false;
+  }
+  bench_case->kind = BenchCase::Kind::matrix;
+  return validate_matrix_case(m, why);
+}
+
+// "dims d0 d1 ... | perm p0 p1 ..."
+bool parse_permute_line(const std::vector<std::string>& words, BenchCase* bench_case,
+                        std::string* why) {
+  const auto bar = std::find(words.begin(), words.end(), "|");
+  if (bar == words.end() || bar + 1 == words.end() || *(bar + 1) != "perm") {
+    *why = "expected 'dims d0 d1 ... | perm p0 p1 ...', got '" + join(words) + "'";
+    return false;
+  }
+  PermuteCase& p = bench_case->permute;
+  for (auto word = words.begin() + 1; word != bar; ++word) {
+    int64_t dim = 0;
+    if (!parse_positive(*word, &dim)) {
+      *why = "dimension '" + *word + "' is not a positive integer";
+      return false;
+    }
+    p.dims.push_back(dim);
+  }
+  for (auto word = bar + 2; word != words.end(); ++word) {
+    int64_t axis = -1;
+    if (*word == "0") {
+      axis = 0;
+    } else if (!parse_positive(*word, &axis)) {
+      *why = "perm entry '" + *word + "' is not a non-negative integer";
+      return false;
+    }
+    if (axis >= static_cast<int64_t>(p.dims.size())) {
+      *why = "perm entry " + *word + " is out of range for " + std::to_string(p.dims.size()) +
+             " dimensions";
+      return false;
+    }
+    p.perm.push_back(static_cast<int>(axis));
+  }
+  if (p.dims.empty() || p.perm.size() != p.dims.size()) {
+    *why = "perm has " + std::to_string(p.perm.size()) + " entries for " +
+           std::to_string(p.dims.size()) + " dimensions";
+    return false;
+  }
+  std::vector<int> sorted = p.perm;
+  std::sort(sorted.begin(), sorted.end());
+  for (int axis = 0; axis < static_cast<int>(sorted.size()); ++axis) {
+    if (sorted[axis] != axis) {
+      *why = "perm is not a permutation of 0.." + std::to_string(sorted.size() - 1);
+      return false;
+    }
+  }
+  bench_case->kind = BenchCase::Kind::permute;
+  return true;
+}
+
+}  // namespace
+
+Matrix MatrixCase::matrix() const {
+  Matrix m;
+  m.rows = rows;
+  m.cols = cols;
+  m.batch = batch;
+  m.ld_in = pad_in > 0 ? cols + pad_in : 0;
+  m.ld_out = pad_out > 0 ? rows + pad_out : 0;
+  return m;
+}
+
+std::string BenchCase::label() const {
+  std::ostringstream text;
+  if (kind == Kind::permute) {
+    text << "dims";
+    for (int64_t dim : permute.dims) text << ' ' << dim;
+    text << " | perm";
+    for (int axis : permute.perm) text << ' ' << axis;
+    return text.str();
+  }
+  text << matrix.rows << 'x' << matrix.cols << ' ' << to_string(matrix.dtype);
+  if (matrix.batch != 1) text << " batch " << matrix.batch;
+  if (matrix.pad_in > 0) text << " pad_in " << matrix.pad_in;
+  if (matrix.pad_out > 0) text << " pad_out " << matrix.pad_out;
+  return text.str();
+}
+
+bool parse_positive(const std::string& text, int64_t* value) {
+  if (text.empty() || text.size() > 18) return false;  // 18 digits cannot overflow int64
+  int64_t result = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    result = result * 10 + (c - '0');
+  }
+  if (result <= 0) return false;
+  *value = result;
+  return true;
+}
+
+bool validate_matrix_case(const MatrixCase& matrix_case, std::string* why) {
+  detail::Transpose2D problem;
+  if (detail::make_problem(matrix_case.matrix(), matrix_case.dtype, &problem) != Status::ok) {
+    *why = last_error_message();
+    return false;
+  }
+  return true;
+}
+
+bool parse_suite(std::istream& text, const std::string& name, std::vector<BenchCase>* cases,
+                 std::string* error) {
+  int line_number = 0;
+  for (std::string line; std::getline(text, line);) {
+    ++line_number;
+    const std::vector<std::string> words = split_words(line.substr(0, line.find('#')));
+    if (words.empty()) continue;
+    BenchCase bench_case;
+    bench_case.origin = name + ":" + std::to_string(line_number);
+    std::string why;
+    const bool parsed = words[0] == "dims" ? parse_permute_line(words, &bench_case, &why)
+                                           : parse_matrix_line(words, &bench_case, &why);
+    if (!parsed) {
+      *error = bench_case.origin + ": " + why;
+      return false;
+    }
+    cases->push_back(std::move(bench_case));
+  }
+  if (cases->empty()) {
+    *error = name + ": the suite lists no cases";
+    return false;
+  }
+  return true;
+}
+
+bool load_suite(const std::string& path, std::vector<BenchCase>* cases, std::string* error) {
+  std::ifstream file(path);
+  if (!file) {
+    *error = "cannot open suite file '" + path + "'";
+    return false;
+  }
+  return parse_suite(file, path, cases, error);
+}
+
+}  // namespace xpose::cli

@@ -1,0 +1,57 @@
+// Bench cases and the suite files that list them (bench/suites/*.txt).
+//
+// A suite is text, one case per line, `#` starts a comment:
+//   rows cols dtype [batch]          a (batched) 2D transpose, e.g. "8192 8192 f64"
+//   dims d0 d1 ... | perm p0 p1 ...  an N-D permutation (parsed and reported; not run yet)
+#pragma once
+
+#include <cstdint>
+#include <istream>
+#include <string>
+#include <vector>
+
+#include "xpose/xpose.hpp"
+
+namespace xpose::cli {
+
+// A 2D transpose: rows x cols -> cols x rows, `batch` times. Padding adds elements to the end of
+// every row (leading dimension = packed size + padding), to measure strided views.
+struct MatrixCase {
+  int64_t rows = 0, cols = 0;
+  DType dtype = DType::f32;
+  int64_t batch = 1;
+  int64_t pad_in = 0, pad_out = 0;
+
+  Matrix matrix() const;
+};
+
+// out = in.transpose(perm) for a row-major tensor of shape `dims` (the TTC/HPTT cases).
+struct PermuteCase {
+  std::vector<int64_t> dims;
+  std::vector<int> perm;
+};
+
+struct BenchCase {
+  enum class Kind { matrix, permute };
+  Kind kind = Kind::matrix;
+  MatrixCase matrix;    // kind == matrix
+  PermuteCase permute;  // kind == permute
+  std::string origin;   // "file:line" or "command line", for messages
+
+  // "8192x8192 f64", "256x256 f32 batch 1024", "dims 75 96 | perm 1 0".
+  std::string label() const;
+};
+
+// Parses a suite. `name` prefixes error messages: "<name>:<line>: <what is wrong>". Every 2D case
+// is also validated as an xpose::Matrix (sizes, overflow). Returns false on the first error.
+bool parse_suite(std::istream& text, const std::string& name, std::vector<BenchCase>* cases,
+                 std::string* error);
+bool load_suite(const std::string& path, std::vector<BenchCase>* cases, std::string* error);
+
+// Checks a 2D case the way the library will (positive sizes, no overflow); `why` names the problem.
+bool validate_matrix_case(const MatrixCase& matrix_case, std::string* why);
+
+// Parses a positive decimal integer (no sign, no suffix); false for anything else or overflow.
+bool parse_positive(const std::string& text, int64_t* value);
+
+}  // namespace xpose::cli
