@@ -1,0 +1,179 @@
+// The API on the GPU: the seeds' non-square bug, streams, pointer checks, every DType through
+// "auto", empty problems, and one plan shared by host threads on several streams.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cuda_check.hpp"
+
+namespace {
+
+using ::testing::HasSubstr;
+using xpose::Device;
+using xpose::DType;
+using xpose::Matrix;
+using xpose::Status;
+
+class TransposeCuda : public ::testing::Test {
+ protected:
+  void SetUp() override { XPOSE_SKIP_WITHOUT_CUDA_DEVICE(); }
+};
+
+// A non-null stream that is destroyed with the test.
+class CreatedStream {
+ public:
+  CreatedStream() {
+    EXPECT_TRUE(xpose_test::cuda_ok(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking),
+                                    "cudaStreamCreateWithFlags"));
+  }
+  ~CreatedStream() { cudaStreamDestroy(stream_); }
+  CreatedStream(const CreatedStream&) = delete;
+  CreatedStream& operator=(const CreatedStream&) = delete;
+  cudaStream_t get() const { return stream_; }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
+
+// The seeds' tiled kernel and geam call (amd-hip-transpose-readme-a) index the output with the
+// source width: right for square matrices only. Every non-square shape catches it; this test
+// names the bug, with both orientations (wide and tall) on every transposing kernel.
+TEST_F(TransposeCuda, NonSquareUsesDestinationWidth) {
+  for (const std::string& kernel : xpose_test::transposing_kernels(Device::cuda)) {
+    for (DType type : {DType::f32, DType::f64}) {
+      for (const Matrix& matrix : std::vector<Matrix>{{64, 256}, {256, 64}, {100, 37}, {37, 100}}) {
+        bool ran = false;
+        xpose_test::run_and_check(kernel, type, matrix, &ran);
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+TEST_F(TransposeCuda, EveryKernelRunsOnACreatedStream) {
+  CreatedStream stream;
+  for (const std::string& kernel : xpose::kernel_names(Device::cuda)) {
+    bool ran = false;
+    xpose_test::run_and_check(kernel, DType::f32, {300, 200}, &ran, stream.get());
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST_F(TransposeCuda, AutoHandlesEveryDType) {
+  for (DType type : xpose::all_dtypes()) {
+    for (const Matrix& matrix :
+         std::vector<Matrix>{{33, 65}, {65, 33, 40, 70, 2, 65 * 40 + 1, 0}}) {
+      bool ran = false;
+      xpose_test::run_and_check("auto", type, matrix, &ran);
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
+TEST_F(TransposeCuda, HostPointersAreRejected) {
+  xpose::Plan plan;
+  ASSERT_EQ(xpose::Plan::create(plan, {8, 8}, DType::f32, Device::cuda), Status::ok)
+      << xpose::last_error_message();
+  std::vector<float> host_in(64, 1.0f);
+  xpose_test::GuardedBuffer host_out(64 * sizeof(float), 0, xpose_test::kPoison);
+  EXPECT_EQ(plan.execute(host_in.data(), host_out.view()), Status::invalid_argument);
+  EXPECT_THAT(xpose::last_error_message(), HasSubstr("host memory"));
+  EXPECT_TRUE(xpose_test::untouched(host_out));
+
+  // One side on the device, the other on the host.
+  const auto problem = xpose_test::problem_for({8, 8}, DType::f32);
+  const auto input = xpose_test::make_input(problem);
+  const xpose_test::DeviceCopy d_input(input);
+  EXPECT_EQ(plan.execute(d_input.view(), host_out.view()), Status::invalid_argument);
+  EXPECT_THAT(xpose::last_error_message(), HasSubstr("out ("));
+  EXPECT_THAT(xpose::last_error_message(), HasSubstr("host memory"));
+  EXPECT_TRUE(xpose_test::untouched(host_out));
+}
+
+TEST_F(TransposeCuda, MisalignedAndOverlappingDevicePointersAreRejected) {
+  const Matrix matrix{16, 8};
+  const auto problem = xpose_test::problem_for(matrix, DType::f32);
+  xpose::Plan plan;
+  ASSERT_EQ(xpose::Plan::create(plan, matrix, DType::f32, Device::cuda), Status::ok)
+      << xpose::last_error_message();
+  const auto input = xpose_test::make_input(problem);
+  auto output = xpose_test::make_output(problem);
+  const xpose_test::DeviceCopy d_input(input), d_output(output);
+
+  EXPECT_EQ(plan.execute(d_input.view(), d_output.view() + 1), Status::invalid_argument);
+  EXPECT_THAT(xpose::last_error_message(), HasSubstr("not aligned"));
+  EXPECT_EQ(plan.execute(d_input.view(), d_input.view()), Status::invalid_argument);
+  EXPECT_THAT(xpose::last_error_message(), HasSubstr("overlap"));
+
+  ASSERT_TRUE(xpose_test::cuda_ok(cudaDeviceSynchronize(), "synchronize"));
+  ASSERT_TRUE(d_output.copy_back(output));
+  EXPECT_TRUE(xpose_test::untouched(output)) << "a rejected call wrote to the output";
+}
+
+TEST_F(TransposeCuda, EmptyShapesAreNoOpsEvenWithNullPointers) {
+  for (const Matrix& matrix : std::vector<Matrix>{{0, 5}, {5, 0}, {7, 9, 0, 0, 0}}) {
+    SCOPED_TRACE(xpose_test::describe(matrix, DType::f32));
+    xpose::Plan plan;
+    ASSERT_EQ(xpose::Plan::create(plan, matrix, DType::f32, Device::cuda), Status::ok)
+        << xpose::last_error_message();
+    EXPECT_EQ(plan.execute(nullptr, nullptr), Status::ok) << xpose::last_error_message();
+  }
+}
+
+// execute() is const and asynchronous: four host threads share one plan, each with its own
+// stream and buffers, and enqueue several runs before synchronising.
+TEST_F(TransposeCuda, OnePlanRunsFromSeveralThreadsOnSeveralStreams) {
+  constexpr int kThreads = 4;
+  constexpr int kRepeats = 3;
+  const Matrix matrix{1023, 1025};
+  const auto problem = xpose_test::problem_for(matrix, DType::f32);
+  xpose::Plan plan;
+  ASSERT_EQ(xpose::Plan::create(plan, matrix, DType::f32, Device::cuda), Status::ok)
+      << xpose::last_error_message();
+
+  std::vector<xpose_test::GuardedBuffer> inputs, outputs;
+  for (int t = 0; t < kThreads; ++t) {
+    inputs.push_back(xpose_test::make_input(problem, 0, /*salt=*/t + 1));
+    outputs.push_back(xpose_test::make_output(problem));
+  }
+  std::vector<std::unique_ptr<xpose_test::DeviceCopy>> d_inputs, d_outputs;
+  std::vector<std::unique_ptr<CreatedStream>> streams;
+  for (int t = 0; t < kThreads; ++t) {
+    d_inputs.push_back(std::make_unique<xpose_test::DeviceCopy>(inputs[t]));
+    d_outputs.push_back(std::make_unique<xpose_test::DeviceCopy>(outputs[t]));
+    streams.push_back(std::make_unique<CreatedStream>());
+  }
+
+  std::vector<Status> statuses(kThreads, Status::ok);
+  std::vector<cudaError_t> syncs(kThreads, cudaSuccess);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int r = 0; r < kRepeats && statuses[t] == Status::ok; ++r)
+        statuses[t] = plan.execute(d_inputs[t]->view(), d_outputs[t]->view(), streams[t]->get());
+      syncs[t] = cudaStreamSynchronize(streams[t]->get());
+    });
+  for (auto& thread : threads) thread.join();
+
+  for (int t = 0; t < kThreads; ++t) {
+    SCOPED_TRACE("thread " + std::to_string(t));
+    EXPECT_EQ(statuses[t], Status::ok);
+    EXPECT_TRUE(xpose_test::cuda_ok(syncs[t], "cudaStreamSynchronize"));
+    ASSERT_TRUE(d_outputs[t]->copy_back(outputs[t]));
+    EXPECT_TRUE(xpose_test::transposed_correctly(inputs[t], outputs[t], problem));
+  }
+}
+
+TEST_F(TransposeCuda, DeviceIsCountedAndCompiled) {
+  EXPECT_TRUE(xpose::cuda_compiled());
+  EXPECT_GT(xpose::cuda_device_count(), 0);
+  const auto names = xpose::kernel_names(Device::cuda);
+  ASSERT_GE(names.size(), 2u) << "auto and at least one kernel";
+  EXPECT_EQ(names.front(), "auto");
+}
+
+}  // namespace

@@ -1,0 +1,114 @@
+// Every CUDA kernel in kernel_names(Device::cuda) ("auto" included; the list grows with the
+// backend) on every element size, over square, odd, skinny, strided, batched and grid-limit
+// shapes, against the CPU reference with padding and guards checked. A kernel that answers
+// unsupported for a case skips it; the copy baselines are checked as copies on packed shapes.
+#include <gtest/gtest.h>
+
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cuda_check.hpp"
+
+namespace {
+
+using xpose::DType;
+using xpose::Matrix;
+
+struct KernelAndType {
+  std::string kernel;
+  DType type;
+};
+
+// How gtest prints the parameter in its output ("threaded f32").
+void PrintTo(const KernelAndType& c, std::ostream* out) {
+  *out << c.kernel << " " << xpose::to_string(c.type);
+}
+
+// One DType per element size; f32, f64 and c128 are also the types cuBLAS geam takes.
+std::vector<KernelAndType> every_kernel_and_size() {
+  std::vector<KernelAndType> cases;
+  for (const std::string& kernel : xpose::kernel_names(xpose::Device::cuda))
+    for (DType type : {DType::u8, DType::u16, DType::f32, DType::f64, DType::c128})
+      cases.push_back({kernel, type});
+  return cases;
+}
+
+class TransposeCudaKernel : public ::testing::TestWithParam<KernelAndType> {
+ protected:
+  void SetUp() override { XPOSE_SKIP_WITHOUT_CUDA_DEVICE(); }
+
+  // Runs every matrix of `shapes`; skips the test when the kernel supports none of them.
+  void expect_all(const std::vector<Matrix>& shapes) {
+    const auto& [kernel, type] = GetParam();
+    int ran_count = 0, too_large = 0;
+    for (const Matrix& matrix : shapes) {
+      if (xpose_test::too_large_for_this_run(matrix)) {
+        ++too_large;
+        continue;
+      }
+      bool ran = false;
+      xpose_test::run_and_check(kernel, type, matrix, &ran);
+      if (HasFatalFailure()) return;
+      ran_count += ran;
+    }
+    if (ran_count == 0 && too_large == static_cast<int>(shapes.size()))
+      GTEST_SKIP() << "every case is above the XPOSE_TEST_SMALL limit";
+    if (ran_count == 0)
+      GTEST_SKIP() << kernel << " supports none of these cases for " << xpose::to_string(type);
+  }
+};
+
+TEST_P(TransposeCudaKernel, SquareShapesMatchReference) {
+  expect_all({{1, 1}, {32, 32}, {64, 64}, {256, 256}, {1000, 1000}, {1024, 1024}});
+}
+
+TEST_P(TransposeCudaKernel, OddShapesMatchReference) {
+  expect_all(
+      {{7, 13}, {13, 7}, {33, 65}, {65, 33}, {1023, 1025}, {1025, 1023}, {8191, 3}, {3, 8191}});
+}
+
+TEST_P(TransposeCudaKernel, SkinnyShapesMatchReference) {
+  std::vector<Matrix> shapes;
+  for (int64_t n : {17, 1000, 100003})
+    for (Matrix m : std::vector<Matrix>{{1, n}, {n, 1}, {2, n}, {n, 2}, {3, n}, {n, 3}})
+      shapes.push_back(m);
+  expect_all(shapes);
+}
+
+TEST_P(TransposeCudaKernel, StridedShapesLeavePaddingUntouched) {
+  // {rows, cols, ld_in, ld_out}: padding on the input only, the output only, and both.
+  expect_all({{33, 65, 80, 0},
+              {33, 65, 0, 40},
+              {33, 65, 67, 37},
+              {1000, 1000, 1024, 1031},
+              {8191, 3, 4, 8200},
+              {3, 8191, 8192, 5},
+              {1, 100, 128, 2},
+              {100, 1, 3, 128}});
+}
+
+TEST_P(TransposeCudaKernel, BatchesMatchReference) {
+  expect_all({{129, 67, 0, 0, 3},
+              {64, 64, 0, 0, 4},
+              {33, 65, 70, 40, 5, 33 * 70 + 9, 65 * 40 + 3},
+              {17, 29, 0, 0, 3, 17 * 29 + 5, 29 * 17 + 11},
+              {2, 3, 0, 0, 1000}});
+}
+
+// grid.y and grid.z stop at 65535: kernels must loop or fold to cover any shape and batch.
+TEST_P(TransposeCudaKernel, LargeGridDimensionsAreCovered) {
+  const DType type = GetParam().type;
+  if (type != DType::u8 && type != DType::f32)
+    GTEST_SKIP() << "grid limits are checked on u8 and f32 only (the shapes are large)";
+  const int64_t beyond = 65536 * 32 + 1;  // more 32-row tiles than grid.y holds
+  expect_all({{beyond, 2}, {2, beyond}, {3, 5, 0, 0, 70000}, {2, 2, 0, 0, 65536 * 2 + 3}});
+}
+
+INSTANTIATE_TEST_SUITE_P(TransposeCuda, TransposeCudaKernel,
+                         ::testing::ValuesIn(every_kernel_and_size()), [](const auto& info) {
+                           return info.param.kernel + "_" + xpose::to_string(info.param.type);
+                         });
+
+}  // namespace
