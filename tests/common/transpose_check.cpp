@@ -114,6 +114,12 @@ void encode_element(uint64_t index, uint64_t salt, int elem_size, unsigned char*
     if (lane == 0 && k > unique_bytes) hash = splitmix64(hash);
     out[k] = static_cast<unsigned char>(1 + ((hash >> (8 * lane)) & 0xFF) % 254);
   }
+  // Byte 3 of every 4 holds the top exponent bits of an f32 (and byte 7 of every 8 those of an
+  // f64, c64 and c128 parts): keeping its low 7 bits away from all-zero and all-one makes every
+  // element a finite, normal float, which kernels that compute (cuBLAS geam: 1 * A) reproduce
+  // bit for bit. A NaN could be quietened and a denormal flushed.
+  for (int k = 3; k < elem_size; k += 4)
+    out[k] = static_cast<unsigned char>((out[k] & 0x80) | (1 + (out[k] & 0x7F) % 126));
 }
 
 GuardedBuffer make_input(const Transpose2D& p, std::size_t misalign, uint64_t salt) {

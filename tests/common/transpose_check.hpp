@@ -55,9 +55,10 @@ Transpose2D problem_for(const xpose::Matrix& matrix, xpose::DType type);
 std::string describe(const xpose::Matrix& matrix, xpose::DType type);
 
 // Writes the bytes of input element `index` (the logical index (b * rows + i) * cols + j). Every
-// byte is in 1..254 (never 0x00, never the poison); the first min(size, 4) bytes are a bijection
+// byte is in 1..254 (never 0x00, never the poison); the first min(size, 3) bytes are a bijection
 // of the index modulo 254^k, so elements differ wherever the element size can tell them apart,
-// and the rest is a hash of the index. `salt` gives different buffers different values.
+// and the rest is a hash of the index. Elements of 4 bytes and more are finite, normal floats
+// when read as f32/f64/c64/c128. `salt` gives different buffers different values.
 void encode_element(uint64_t index, uint64_t salt, int elem_size, unsigned char* out);
 
 // An input for `problem`: elements encode their index, every other byte is kInputPadding.
