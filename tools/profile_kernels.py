@@ -21,8 +21,8 @@ KERNEL_FUNCTIONS = {
     "copy_shared": "regex:copy_shared_kernel",
     "naive_read_contiguous": "regex:naive_read_contiguous_kernel",
     "naive_write_contiguous": "regex:naive_write_contiguous_kernel",
-    "tiled": r"regex:tiled_kernel.*0>",
-    "tiled_padded": r"regex:tiled_kernel.*1>",
+    "tiled": r"regex:tiled_kernel<[^>]*, 0>",
+    "tiled_padded": r"regex:tiled_kernel<[^>]*, 1>",
     "tiled_padded_rows": "regex:tiled_padded_rows_kernel",
     "tiled_diagonal": "regex:tiled_diagonal_kernel",
     "tile": "regex:tile_transpose_kernel",
@@ -45,14 +45,16 @@ METRICS = {
     "shared_st_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
 }
 
-UNIT_SCALE = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "nsecond": 1e-3,
-              "usecond": 1, "msecond": 1e3, "second": 1e6}
+# Bytes to bytes, times to microseconds.
+UNIT_SCALE = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "KB": 1e3, "MB": 1e6, "GB": 1e9,
+              "nsecond": 1e-3, "ns": 1e-3, "usecond": 1, "us": 1, "msecond": 1e3, "ms": 1e3,
+              "second": 1e6, "s": 1e6}
 
 
 def profile(args, kernel):
     command = [args.ncu, "--clock-control", "none", "--csv", "--page", "raw",
                "--metrics", ",".join(METRICS.values()),
-               "--kernel-name", KERNEL_FUNCTIONS[kernel], "--launch-skip", "1", "--launch-count", "1",
+               "--kernel-name-base", "demangled", "--kernel-name", KERNEL_FUNCTIONS[kernel], "--launch-skip", "1", "--launch-count", "1",
                args.xpose, "bench", "--device", "cuda", "--rows", str(args.rows), "--cols", str(args.cols),
                "--dtype", args.dtype, "--kernels", kernel, "--reps", "2", "--warmup", "1",
                "--format", "csv"]
@@ -84,7 +86,8 @@ def main():
                                                        ("interleave", "deinterleave")))
     args = parser.parse_args()
 
-    print(f"Nsight Compute, {args.rows} x {args.cols} {args.dtype}, one launch per kernel after warm-up")
+    print(f"Nsight Compute, {args.rows} x {args.cols} {args.dtype}, one launch per kernel after warm-up; "
+          f"shared-memory conflicts are extra wavefronts")
     print(f"{'kernel':<24}{'time us':>10}{'DRAM rd MB':>12}{'DRAM wr MB':>12}{'ld sect/req':>12}"
           f"{'st sect/req':>12}{'shm ld confl':>14}{'shm st confl':>14}")
     for kernel in args.kernels.split(","):

@@ -22,16 +22,26 @@ template <typename T>
 __device__ __forceinline__ void load_rows(const T* __restrict__ src, int64_t ld, T* dst, int pitch, int rows,
                                           int count, bool aligned) {
   constexpr int V = 16 / sizeof(T);
+  constexpr int kBatch = 4;  // vectors in flight per thread
   if (aligned) {
     const int vectors = count / V, tail = count - vectors * V;
-    const int slots_per_row = vectors + (tail ? 1 : 0);
-    for (int slot = threadIdx.x; slot < rows * slots_per_row; slot += blockDim.x) {
-      const int i = slot / slots_per_row, v = slot % slots_per_row;
-      if (v < vectors) {
-        reinterpret_cast<uint4*>(dst + i * pitch)[v] = __ldg(reinterpret_cast<const uint4*>(src + i * ld) + v);
-      } else {
-        for (int e = vectors * V; e < count; ++e) dst[i * pitch + e] = src[i * ld + e];
+    const int slots = rows * vectors;
+    for (int base = 0; base < slots; base += kBatch * blockDim.x) {
+      uint4 loaded[kBatch];
+#pragma unroll
+      for (int k = 0; k < kBatch; ++k) {
+        const int slot = base + k * blockDim.x + threadIdx.x, i = slot / vectors, v = slot % vectors;
+        if (slot < slots) loaded[k] = __ldg(reinterpret_cast<const uint4*>(src + i * ld) + v);
       }
+#pragma unroll
+      for (int k = 0; k < kBatch; ++k) {
+        const int slot = base + k * blockDim.x + threadIdx.x, i = slot / vectors, v = slot % vectors;
+        if (slot < slots) reinterpret_cast<uint4*>(dst + i * pitch)[v] = loaded[k];
+      }
+    }
+    for (int slot = threadIdx.x; slot < rows * tail; slot += blockDim.x) {
+      const int i = slot / tail, e = vectors * V + slot % tail;
+      dst[i * pitch + e] = src[i * ld + e];
     }
   } else {
     for (int slot = threadIdx.x; slot < rows * count; slot += blockDim.x) {
@@ -48,12 +58,23 @@ __device__ __forceinline__ int skewed(int e) { return e + e / 32; }
 template <typename T>
 __device__ __forceinline__ void load_skewed(const T* __restrict__ src, T* dst, int count, bool aligned) {
   constexpr int V = 16 / sizeof(T);
+  constexpr int kBatch = 4;  // vectors in flight per thread
   const int vectors = aligned ? count / V : 0;
-  for (int v = threadIdx.x; v < vectors; v += blockDim.x) {
-    VectorOf<T> loaded;
-    loaded.v = __ldg(reinterpret_cast<const uint4*>(src) + v);
+  for (int base = 0; base < vectors; base += kBatch * blockDim.x) {
+    VectorOf<T> loaded[kBatch];
 #pragma unroll
-    for (int t = 0; t < V; ++t) dst[skewed(v * V + t)] = loaded.e[t];
+    for (int k = 0; k < kBatch; ++k) {
+      const int v = base + k * blockDim.x + threadIdx.x;
+      if (v < vectors) loaded[k].v = __ldg(reinterpret_cast<const uint4*>(src) + v);
+    }
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k) {
+      const int v = base + k * blockDim.x + threadIdx.x;
+      if (v < vectors) {
+#pragma unroll
+        for (int t = 0; t < V; ++t) dst[skewed(v * V + t)] = loaded[k].e[t];
+      }
+    }
   }
   for (int e = vectors * V + threadIdx.x; e < count; e += blockDim.x) dst[skewed(e)] = src[e];
 }

@@ -222,7 +222,7 @@ __device__ __forceinline__ void store_any_alignment(const uint8_t* tile, uint8_t
 }
 
 template <int Size>
-__global__ void __launch_bounds__(TileShape<Size>::kThreads)
+__global__ void __launch_bounds__(TileShape<Size>::kThreads, TileTuning<Size>::kMinBlocks)
     tile_transpose_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, MatrixView m,
                           bool in_vectors_aligned, bool out_vectors_aligned) {
   using S = TileShape<Size>;

@@ -1,0 +1,140 @@
+// The N-D permute kernels. Thin __global__ functions: the per-tile work of the tiled kernel is in
+// cuda/permute_tile.hpp, the index arithmetic in cuda/permute_params.hpp (both tested on the CPU).
+#include <cstdint>
+
+#include "cuda/device_types.cuh"
+#include "cuda/permute_kernels.hpp"
+#include "cuda/permute_tile.hpp"
+
+namespace xpose::cuda {
+namespace {
+
+constexpr int kCopyThreads = 256;
+constexpr int kItemsPerThread = 4;  // loads in flight per thread in gather and naive
+
+// Tiles are walked with the column tile fastest (neighbouring input runs at the same time), then
+// the row tile, then the batch.
+template <int Size>
+__global__ void __launch_bounds__(kTiledThreads)
+    permute_tiled_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out,
+                         const __grid_constant__ TiledParams p, bool in_vectors, bool out_vectors) {
+  __shared__ __align__(16) uint8_t tile[kTiledSharedBytes];
+  __shared__ int64_t row_in[kMaxTileEdge];
+  __shared__ int64_t col_out[kMaxTileEdge];
+  const TiledAgent<Size> agent{p, static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x), tile, row_in, col_out};
+  for (int64_t t = blockIdx.x; t < p.tiles; t += gridDim.x) {
+    const TileOrigin origin = tile_origin(p, t);
+    agent.fill_tables(origin);
+    __syncthreads();
+    agent.load(origin, in, in_vectors);
+    __syncthreads();
+    agent.store(origin, out, out_vectors);
+    __syncthreads();  // the next tile reuses the tables and the tile
+  }
+}
+
+// Consecutive threads copy consecutive chunks of the output; each thread has kItemsPerThread
+// loads in flight before its first store.
+template <int Chunk>
+__global__ void __launch_bounds__(kCopyThreads)
+    permute_gather_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out,
+                          const __grid_constant__ GatherParams p) {
+  using T = typename Unit<Chunk>::type;
+  const int64_t step = int64_t{gridDim.x} * blockDim.x * kItemsPerThread;
+  for (int64_t base = int64_t{blockIdx.x} * blockDim.x * kItemsPerThread + threadIdx.x; base < p.items;
+       base += step) {
+    T values[kItemsPerThread];
+    int64_t targets[kItemsPerThread];
+#pragma unroll
+    for (int k = 0; k < kItemsPerThread; ++k) {
+      const int64_t item = base + int64_t{k} * blockDim.x;
+      if (item < p.items) {
+        int64_t source = 0;
+        gather_offsets(p, item, &source, &targets[k]);
+        values[k] = reinterpret_cast<const T*>(in)[source];
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < kItemsPerThread; ++k) {
+      const int64_t item = base + int64_t{k} * blockDim.x;
+      if (item < p.items) reinterpret_cast<T*>(out)[targets[k]] = values[k];
+    }
+  }
+}
+
+// One element per thread, consecutive threads along the output: the simplest correct kernel.
+template <int Size>
+__global__ void __launch_bounds__(kCopyThreads)
+    permute_naive_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out,
+                         const __grid_constant__ NaiveParams p) {
+  using T = typename Unit<Size>::type;
+  const int64_t step = int64_t{gridDim.x} * blockDim.x * kItemsPerThread;
+  for (int64_t base = int64_t{blockIdx.x} * blockDim.x * kItemsPerThread + threadIdx.x; base < p.elements;
+       base += step) {
+    T values[kItemsPerThread];
+    int64_t targets[kItemsPerThread];
+#pragma unroll
+    for (int k = 0; k < kItemsPerThread; ++k) {
+      const int64_t index = base + int64_t{k} * blockDim.x;
+      if (index < p.elements) {
+        int64_t source = 0;
+        naive_offsets(p, index, &source, &targets[k]);
+        values[k] = reinterpret_cast<const T*>(in)[source];
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < kItemsPerThread; ++k) {
+      const int64_t index = base + int64_t{k} * blockDim.x;
+      if (index < p.elements) reinterpret_cast<T*>(out)[targets[k]] = values[k];
+    }
+  }
+}
+
+unsigned blocks_for(int64_t items, int64_t per_block) {
+  const int64_t blocks = ceil_div(items, per_block);
+  return static_cast<unsigned>(blocks < 1 ? 1 : (blocks > kMaxGridX ? kMaxGridX : blocks));
+}
+
+bool aligned16(const void* pointer) { return reinterpret_cast<uintptr_t>(pointer) % 16 == 0; }
+
+}  // namespace
+
+Status launch_permute_tiled(const void* in, void* out, const TiledParams& p, gpu::Stream stream) {
+  if (p.tiles == 0) return Status::ok;
+  const bool in_vectors = p.in_vectors && aligned16(in), out_vectors = p.out_vectors && aligned16(out);
+  const auto* src = static_cast<const uint8_t*>(in);
+  auto* dst = static_cast<uint8_t*>(out);
+  const unsigned grid = blocks_for(p.tiles, 1);
+  bool launched = dispatch_size(p.elem_size, [&](auto size) {
+    permute_tiled_kernel<decltype(size)::value><<<grid, kTiledThreads, 0, stream>>>(src, dst, p, in_vectors,
+                                                                                  out_vectors);
+  });
+  if (!launched) return detail::fail(Status::internal_error, "permute_tiled: unsupported element size");
+  return gpu::check_launch("permute_tiled");
+}
+
+Status launch_permute_gather(const void* in, void* out, const GatherParams& p, gpu::Stream stream) {
+  if (p.items == 0) return Status::ok;
+  const auto* src = static_cast<const uint8_t*>(in);
+  auto* dst = static_cast<uint8_t*>(out);
+  const unsigned grid = blocks_for(p.items, int64_t{kCopyThreads} * kItemsPerThread);
+  bool launched = dispatch_size(p.chunk_bytes, [&](auto size) {
+    permute_gather_kernel<decltype(size)::value><<<grid, kCopyThreads, 0, stream>>>(src, dst, p);
+  });
+  if (!launched) return detail::fail(Status::internal_error, "permute_gather: unsupported chunk size");
+  return gpu::check_launch("permute_gather");
+}
+
+Status launch_permute_naive(const void* in, void* out, const NaiveParams& p, int elem_size, gpu::Stream stream) {
+  if (p.elements == 0) return Status::ok;
+  const auto* src = static_cast<const uint8_t*>(in);
+  auto* dst = static_cast<uint8_t*>(out);
+  const unsigned grid = blocks_for(p.elements, int64_t{kCopyThreads} * kItemsPerThread);
+  bool launched = dispatch_size(elem_size, [&](auto size) {
+    permute_naive_kernel<decltype(size)::value><<<grid, kCopyThreads, 0, stream>>>(src, dst, p);
+  });
+  if (!launched) return detail::fail(Status::internal_error, "permute_naive: unsupported element size");
+  return gpu::check_launch("permute_naive");
+}
+
+}  // namespace xpose::cuda

@@ -1,0 +1,169 @@
+#include "cuda/permute_params.hpp"
+
+#include <algorithm>
+
+namespace xpose::cuda {
+namespace {
+
+int log2_of(int64_t power_of_two) {
+  int log = 0;
+  while ((int64_t{1} << log) < power_of_two) ++log;
+  return log;
+}
+
+// The smallest power of two >= n (n >= 1), at most `limit` (a power of two).
+int64_t power_of_two_at_least(int64_t n, int64_t limit) {
+  int64_t p = 1;
+  while (p < n && p < limit) p *= 2;
+  return p;
+}
+
+}  // namespace
+
+TiledTuning tiled_tuning(int elem_size) {
+  switch (elem_size) {
+    case 1: return {128, 128};
+    case 2: return {64, 128};
+    case 4: return {64, 64};
+    case 8: return {32, 64};
+    default: return {32, 32};
+  }
+}
+
+NaiveParams make_naive_params(const detail::PermuteLayout& layout) {
+  NaiveParams p;
+  const auto order = layout.output_order();
+  p.rank = layout.rank;
+  for (int i = 0; i < layout.rank; ++i) {
+    const detail::PermuteAxis& axis = layout[order[i]];
+    p.size[i] = FastDivisor(axis.size);
+    p.in_stride[i] = axis.in_stride;
+    p.out_stride[i] = axis.out_stride;
+  }
+  p.elements = layout.elements;
+  return p;
+}
+
+bool make_gather_params(const detail::PermuteLayout& layout, int max_chunk_bytes, GatherParams* params,
+                        std::string* why) {
+  const int n = layout.rank;
+  if (n == 0 || layout.output_inner() != n - 1 || layout[n - 1].in_stride != 1 || layout[n - 1].out_stride != 1) {
+    if (why) *why = "it needs an innermost axis that stays innermost with unit strides on both sides";
+    return false;
+  }
+  const int64_t e = layout.elem_size;
+  // The widest chunk that divides the run and every stride, in bytes.
+  int chunk = std::max<int>(max_chunk_bytes, static_cast<int>(e));
+  const auto divides = [&](int bytes) {
+    if (layout[n - 1].size * e % bytes != 0) return false;
+    for (int k = 0; k < n - 1; ++k)
+      if (layout[k].in_stride * e % bytes != 0 || layout[k].out_stride * e % bytes != 0) return false;
+    return true;
+  };
+  while (chunk > 1 && !divides(chunk)) chunk /= 2;
+  GatherParams p;
+  p.chunk_bytes = chunk;
+  const auto in_chunks = [&](int64_t elements) { return elements * e / chunk; };
+  const auto order = layout.output_order();
+  for (int i = 0; i < n; ++i) {
+    if (order[i] == n - 1) continue;
+    const detail::PermuteAxis& axis = layout[order[i]];
+    p.outer_size[p.outer_rank] = FastDivisor(axis.size);
+    p.outer_in_stride[p.outer_rank] = in_chunks(axis.in_stride);
+    p.outer_out_stride[p.outer_rank] = in_chunks(axis.out_stride);
+    ++p.outer_rank;
+  }
+  const int64_t run_chunks = in_chunks(layout[n - 1].size);
+  p.run_chunks = FastDivisor(run_chunks);
+  p.items = layout.elements / layout[n - 1].size * run_chunks;
+  *params = p;
+  return true;
+}
+
+bool make_tiled_params(const detail::PermuteLayout& layout, TiledParams* params, std::string* why) {
+  const int n = layout.rank;
+  const int input_inner = n - 1, output_inner = layout.output_inner();
+  if (n < 2 || input_inner == output_inner) {
+    if (why) *why = "it needs the input's innermost axis to move (" + layout.describe() + " keeps it)";
+    return false;
+  }
+  const TiledTuning tuning = tiled_tuning(layout.elem_size);
+  TiledParams p;
+  p.elem_size = layout.elem_size;
+  bool used[kMaxAxes] = {};
+
+  // Columns: the input's innermost axis, then the next ones outward while the tile is not full and
+  // each steps over exactly the columns so far (packed on the input side).
+  const detail::PermuteAxis& column = layout[input_inner];
+  p.col_in_stride = column.in_stride;
+  p.cols = 1;
+  for (int k = input_inner; k >= 0 && p.col_axes < kMaxCompositeAxes; --k) {
+    const detail::PermuteAxis& axis = layout[k];
+    const bool first = k == input_inner;
+    if (!first && (p.cols >= tuning.cols || k == output_inner || axis.in_stride != p.cols * column.in_stride))
+      break;
+    p.col_size[p.col_axes] = FastDivisor(axis.size);
+    p.col_out_stride[p.col_axes] = axis.out_stride;
+    ++p.col_axes;
+    p.cols *= axis.size;
+    used[k] = true;
+  }
+  // Rows: the output's innermost axis, then the next ones in output order, likewise.
+  const auto order = layout.output_order();
+  const detail::PermuteAxis& row = layout[output_inner];
+  p.row_out_stride = row.out_stride;
+  p.rows = 1;
+  for (int i = n - 1; i >= 0 && p.row_axes < kMaxCompositeAxes; --i) {
+    const int k = order[i];
+    const detail::PermuteAxis& axis = layout[k];
+    const bool first = k == output_inner;
+    if (!first && (p.rows >= tuning.rows || used[k] || axis.out_stride != p.rows * row.out_stride)) break;
+    p.row_size[p.row_axes] = FastDivisor(axis.size);
+    p.row_in_stride[p.row_axes] = axis.in_stride;
+    ++p.row_axes;
+    p.rows *= axis.size;
+    used[k] = true;
+  }
+  // Batch: the rest, innermost input axis first.
+  int64_t batches = 1;
+  for (int k = n - 1; k >= 0; --k) {
+    if (used[k]) continue;
+    p.batch_size[p.batch_axes] = FastDivisor(layout[k].size);
+    p.batch_in_stride[p.batch_axes] = layout[k].in_stride;
+    p.batch_out_stride[p.batch_axes] = layout[k].out_stride;
+    ++p.batch_axes;
+    batches *= layout[k].size;
+  }
+
+  // Tile: the tuning's shape, shrunk to the view where it is smaller (powers of two), and the
+  // other side grown to keep the tile's size where that helps.
+  const int64_t area = int64_t{tuning.rows} * tuning.cols;
+  int64_t tile_rows = power_of_two_at_least(p.rows, tuning.rows);
+  int64_t tile_cols = power_of_two_at_least(p.cols, std::min<int64_t>(kMaxTileEdge, area / tile_rows));
+  tile_rows = power_of_two_at_least(p.rows, std::min<int64_t>(kMaxTileEdge, area / tile_cols));
+  p.log2_tile_rows = log2_of(tile_rows);
+  p.log2_tile_cols = log2_of(tile_cols);
+  const int64_t col_tiles = (p.cols + tile_cols - 1) / tile_cols;
+  const int64_t row_tiles = (p.rows + tile_rows - 1) / tile_rows;
+  p.col_tiles = FastDivisor(col_tiles);
+  p.row_tiles = FastDivisor(row_tiles);
+  p.tiles = col_tiles * row_tiles * batches;
+
+  // 16-byte vectors: V elements in a row (loads) or a column (stores) of the tile, each starting
+  // at a multiple of V elements from a 16-byte aligned pointer.
+  const int64_t v = 16 / layout.elem_size;
+  const auto multiple_of_v = [v](int64_t stride) { return stride % v == 0; };
+  bool in_ok = p.col_in_stride == 1 && tile_cols >= v, out_ok = p.row_out_stride == 1 && tile_rows >= v;
+  for (int k = 0; k < p.row_axes; ++k) in_ok = in_ok && multiple_of_v(p.row_in_stride[k]);
+  for (int k = 0; k < p.col_axes; ++k) out_ok = out_ok && multiple_of_v(p.col_out_stride[k]);
+  for (int k = 0; k < p.batch_axes; ++k) {
+    in_ok = in_ok && multiple_of_v(p.batch_in_stride[k]);
+    out_ok = out_ok && multiple_of_v(p.batch_out_stride[k]);
+  }
+  p.in_vectors = in_ok;
+  p.out_vectors = out_ok;
+  *params = p;
+  return true;
+}
+
+}  // namespace xpose::cuda

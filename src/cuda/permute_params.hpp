@@ -1,0 +1,182 @@
+// Launch parameters of the N-D permute kernels, built once per plan from the normalised layout
+// and passed to the kernels by value. Plain C++ (the index functions are host-device), so that the
+// CPU tests can check the geometry of every launch without a GPU.
+//
+// Counts and strides are in elements of the kernel's element (or chunk) size; indices are 64-bit,
+// and every division by a size is a FastDivisor (multiply-high and shift).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/permute_fast_division.hpp"
+#include "core/permute_layout.hpp"
+
+namespace xpose::cuda {
+
+using detail::FastDivisor;
+constexpr int kMaxAxes = kMaxPermuteRank;
+
+// ---------------------------------------------------------------------------------------------
+// naive: one element per thread, threads in output order. Any layout.
+struct NaiveParams {
+  int rank = 0;                    // axes in output order, outermost first
+  FastDivisor size[kMaxAxes];
+  int64_t in_stride[kMaxAxes] = {};
+  int64_t out_stride[kMaxAxes] = {};
+  int64_t elements = 0;
+};
+
+NaiveParams make_naive_params(const detail::PermuteLayout& layout);
+
+XPOSE_HOST_DEVICE inline void naive_offsets(const NaiveParams& p, int64_t index, int64_t* in, int64_t* out) {
+  int64_t in_offset = 0, out_offset = 0;
+  for (int k = p.rank - 1; k >= 0; --k) {
+    int64_t rest = 0;
+    const int64_t digit = p.size[k].divide_remainder(index, &rest);
+    index = rest;
+    in_offset += digit * p.in_stride[k];
+    out_offset += digit * p.out_stride[k];
+  }
+  *in = in_offset;
+  *out = out_offset;
+}
+
+// ---------------------------------------------------------------------------------------------
+// gather: the innermost axis stays innermost with unit strides on both sides, so the output is
+// runs of it, each copied from one contiguous input run. An item is one chunk (1 to 16 bytes) of
+// a run; items are numbered in output order, so a warp writes consecutive output chunks.
+struct GatherParams {
+  int chunk_bytes = 1;             // the kernel's access size
+  int outer_rank = 0;              // the other axes, output order, outermost first
+  FastDivisor outer_size[kMaxAxes];
+  int64_t outer_in_stride[kMaxAxes] = {};   // in chunks
+  int64_t outer_out_stride[kMaxAxes] = {};  // in chunks
+  FastDivisor run_chunks;          // chunks per run
+  int64_t items = 0;               // runs * chunks per run
+};
+
+// Whether gather runs `layout`; if so fills `params` for the widest chunk that the run length
+// and strides allow (`chunk_bytes` at most), else says why.
+bool make_gather_params(const detail::PermuteLayout& layout, int max_chunk_bytes, GatherParams* params,
+                        std::string* why);
+
+XPOSE_HOST_DEVICE inline void gather_offsets(const GatherParams& p, int64_t item, int64_t* in, int64_t* out) {
+  int64_t run = 0;
+  const int64_t chunk = p.run_chunks.divide_remainder(item, &run);
+  int64_t in_offset = chunk, out_offset = chunk;
+  for (int k = p.outer_rank - 1; k >= 0; --k) {
+    int64_t rest = 0;
+    const int64_t digit = p.outer_size[k].divide_remainder(run, &rest);
+    run = rest;
+    in_offset += digit * p.outer_in_stride[k];
+    out_offset += digit * p.outer_out_stride[k];
+  }
+  *in = in_offset;
+  *out = out_offset;
+}
+
+// ---------------------------------------------------------------------------------------------
+// tiled: the contiguous dim moves. A tile is rows x cols of a 2D view of the tensor:
+//   columns: the input's innermost axes (the innermost, then the next ones while the tile is not
+//            yet full and they are packed onto it), so a tile row is one contiguous input run;
+//   rows:    likewise the output's innermost axes, so a tile column is one contiguous output run.
+// The other axes are the batch. Loads run along tile rows, stores along tile columns, both
+// coalesced; shared memory turns one into the other.
+constexpr int kMaxCompositeAxes = 4;
+constexpr int kMaxTileEdge = 256;          // tile rows and columns; the offset tables hold this many
+constexpr int kTiledSharedBytes = 16384;   // the tile in shared memory, for every element size
+constexpr int kTiledThreads = 256;
+
+// The tile shape aimed for, per element size: each tile row (an input run) and tile column (an
+// output run) is at least 128 bytes, and the tile fills kTiledSharedBytes. These are the 2D tile
+// kernel's shapes (cuda/tuning.hpp, measured on an H100 for 2D); not yet measured for N-D.
+struct TiledTuning {
+  int rows, cols;
+};
+TiledTuning tiled_tuning(int elem_size);
+
+struct TiledParams {
+  int elem_size = 0;
+  // Columns: input-inner axes, innermost first. Column index c is at input offset
+  // c * col_in_stride; its output offset comes from its digits.
+  int col_axes = 0;
+  FastDivisor col_size[kMaxCompositeAxes];
+  int64_t col_out_stride[kMaxCompositeAxes] = {};
+  int64_t col_in_stride = 0;
+  int64_t cols = 0;
+  // Rows: output-inner axes, innermost first. Row r is at output offset r * row_out_stride.
+  int row_axes = 0;
+  FastDivisor row_size[kMaxCompositeAxes];
+  int64_t row_in_stride[kMaxCompositeAxes] = {};
+  int64_t row_out_stride = 0;
+  int64_t rows = 0;
+  // Batch: the remaining axes, input order, innermost first.
+  int batch_axes = 0;
+  FastDivisor batch_size[kMaxAxes];
+  int64_t batch_in_stride[kMaxAxes] = {};
+  int64_t batch_out_stride[kMaxAxes] = {};
+  // Tiles: powers of two, rows x cols at most the tile kernel's shared memory.
+  int log2_tile_rows = 0, log2_tile_cols = 0;
+  FastDivisor col_tiles, row_tiles;
+  int64_t tiles = 0;
+  // Strides allow 16-byte vectors along tile rows (loads) and tile columns (stores); the
+  // pointers are checked at launch.
+  bool in_vectors = false, out_vectors = false;
+};
+
+// Whether tiled runs `layout` (the input's and the output's innermost axes differ); if so fills
+// `params` with the tile shape of TiledTuning for its element size, else says why.
+bool make_tiled_params(const detail::PermuteLayout& layout, TiledParams* params, std::string* why);
+
+// Where one tile lies: its first row and column, how many of each it has, and the offsets of its
+// batch.
+struct TileOrigin {
+  int64_t row0 = 0, col0 = 0;
+  int rows_here = 0, cols_here = 0;
+  int64_t in_base = 0, out_base = 0;
+};
+
+XPOSE_HOST_DEVICE inline TileOrigin tile_origin(const TiledParams& p, int64_t tile) {
+  TileOrigin o;
+  int64_t rest = 0, batch = 0;
+  const int64_t col_tile = p.col_tiles.divide_remainder(tile, &rest);
+  const int64_t row_tile = p.row_tiles.divide_remainder(rest, &batch);
+  o.col0 = col_tile << p.log2_tile_cols;
+  o.row0 = row_tile << p.log2_tile_rows;
+  const int64_t tile_cols = int64_t{1} << p.log2_tile_cols, tile_rows = int64_t{1} << p.log2_tile_rows;
+  o.cols_here = static_cast<int>(p.cols - o.col0 < tile_cols ? p.cols - o.col0 : tile_cols);
+  o.rows_here = static_cast<int>(p.rows - o.row0 < tile_rows ? p.rows - o.row0 : tile_rows);
+  for (int k = 0; k < p.batch_axes; ++k) {
+    int64_t next = 0;
+    const int64_t digit = p.batch_size[k].divide_remainder(batch, &next);
+    batch = next;
+    o.in_base += digit * p.batch_in_stride[k];
+    o.out_base += digit * p.batch_out_stride[k];
+  }
+  return o;
+}
+
+// Input offset of tile-view row `row` (relative to the batch), from its digits.
+XPOSE_HOST_DEVICE inline int64_t row_in_offset(const TiledParams& p, int64_t row) {
+  int64_t offset = 0;
+  for (int k = 0; k < p.row_axes; ++k) {
+    int64_t next = 0;
+    offset += p.row_size[k].divide_remainder(row, &next) * p.row_in_stride[k];
+    row = next;
+  }
+  return offset;
+}
+
+// Output offset of tile-view column `col` (relative to the batch), from its digits.
+XPOSE_HOST_DEVICE inline int64_t col_out_offset(const TiledParams& p, int64_t col) {
+  int64_t offset = 0;
+  for (int k = 0; k < p.col_axes; ++k) {
+    int64_t next = 0;
+    offset += p.col_size[k].divide_remainder(col, &next) * p.col_out_stride[k];
+    col = next;
+  }
+  return offset;
+}
+
+}  // namespace xpose::cuda

@@ -1,0 +1,255 @@
+// The per-tile work of the tiled permute kernel, one function per phase between barriers:
+//   fill_tables: the input offset of each tile row and the output offset of each tile column
+//                (digits of the composite index times strides; a few fast divisions per entry,
+//                once per tile instead of once per element);
+//   load:        tile rows from global memory (contiguous input runs) into shared memory, as
+//                16-byte vectors where the view allows, else one element per thread and step;
+//   store:       tile columns (contiguous output runs) from shared memory to global memory; in
+//                the vector form each thread reads V = 16 / size rows of one shared-memory word
+//                column and transposes them in registers into K = word / size output vectors.
+// Shared memory is swizzled, not padded: word column w of row r is stored at w XOR a multiple of
+// the words per vector that changes every V rows, so 16-byte groups stay aligned for the loads
+// and the column reads of the store spread over the banks.
+//
+// Plain C++ with host-device functions: the kernel calls each phase with its thread index, and the
+// CPU tests run every thread of a phase in turn on host memory, so the whole data path (offsets,
+// swizzle, register transposes, edges) is checked without a GPU.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "cuda/permute_params.hpp"
+
+// Unrolled by nvcc; plain loops on the host.
+#if defined(__CUDACC__)
+#define XPOSE_UNROLL _Pragma("unroll")
+#else
+#define XPOSE_UNROLL
+#endif
+
+namespace xpose::cuda {
+
+// 16 bytes moved as one access.
+struct alignas(16) Vector16 {
+  uint32_t x, y, z, w;
+};
+
+template <int Size> struct Unit;
+template <> struct Unit<1> { using type = uint8_t; };
+template <> struct Unit<2> { using type = uint16_t; };
+template <> struct Unit<4> { using type = uint32_t; };
+template <> struct Unit<8> { using type = uint64_t; };
+template <> struct Unit<16> { using type = Vector16; };
+
+// __byte_perm on the device; the same selection on the host (byte i of the result is byte
+// selector[4i..4i+2] of the 8 bytes y:x).
+XPOSE_HOST_DEVICE inline uint32_t byte_perm(uint32_t x, uint32_t y, uint32_t selector) {
+#if defined(__CUDA_ARCH__)
+  return __byte_perm(x, y, selector);
+#else
+  const uint64_t bytes = (uint64_t{y} << 32) | x;
+  uint32_t result = 0;
+  for (int i = 0; i < 4; ++i) result |= static_cast<uint32_t>((bytes >> (8 * ((selector >> (4 * i)) & 7))) & 0xFF) << (8 * i);
+  return result;
+#endif
+}
+
+template <int Size>
+struct TileGeometry {
+  static constexpr int kWordBytes = Size < 4 ? 4 : Size;       // shared-memory access unit
+  static constexpr int kPerWord = kWordBytes / Size;           // K
+  static constexpr int kPerVector = 16 / Size;                 // V
+  static constexpr int kLog2PerVector = Size == 1 ? 4 : Size == 2 ? 3 : Size == 4 ? 2 : Size == 8 ? 1 : 0;
+  static constexpr int kWordsPerVector = 16 / kWordBytes;      // L
+  using Element = typename Unit<Size>::type;
+  using Word = typename Unit<kWordBytes>::type;
+};
+
+// Output vector `column` (0..K-1) of a micro-block: V words, one per tile row, of K elements.
+template <int Size>
+XPOSE_HOST_DEVICE inline Vector16 gather_column(const typename TileGeometry<Size>::Word* words, int column) {
+  Vector16 v;
+  if constexpr (Size == 1) {
+    // Byte `column` of each of 16 words: byte-permutes of 4 words at a time.
+    const uint32_t pick = static_cast<uint32_t>(column) | (static_cast<uint32_t>(column + 4) << 4);
+    uint32_t part[4];
+    for (int q = 0; q < 4; ++q) {
+      const uint32_t lo = byte_perm(words[4 * q], words[4 * q + 1], pick);
+      const uint32_t hi = byte_perm(words[4 * q + 2], words[4 * q + 3], pick);
+      part[q] = byte_perm(lo, hi, 0x5410);
+    }
+    v = {part[0], part[1], part[2], part[3]};
+  } else if constexpr (Size == 2) {
+    // Half `column` of each of 8 words.
+    const uint32_t pick = column == 0 ? 0x5410 : 0x7632;
+    v = {byte_perm(words[0], words[1], pick), byte_perm(words[2], words[3], pick),
+         byte_perm(words[4], words[5], pick), byte_perm(words[6], words[7], pick)};
+  } else if constexpr (Size == 4) {
+    v = {words[0], words[1], words[2], words[3]};
+  } else if constexpr (Size == 8) {
+    v = {static_cast<uint32_t>(words[0]), static_cast<uint32_t>(words[0] >> 32), static_cast<uint32_t>(words[1]),
+         static_cast<uint32_t>(words[1] >> 32)};
+  } else {
+    v = words[0];
+  }
+  return v;
+}
+
+// Element `column` of a word (for the rows of a partial micro-block).
+template <int Size>
+XPOSE_HOST_DEVICE inline typename TileGeometry<Size>::Element element_of_word(
+    const typename TileGeometry<Size>::Word& word, int column) {
+  using Element = typename TileGeometry<Size>::Element;
+  if constexpr (Size == 1 || Size == 2) {
+    return static_cast<Element>(word >> (8 * Size * column));
+  } else {
+    return word;
+  }
+}
+
+template <int Size>
+struct TiledAgent {
+  using G = TileGeometry<Size>;
+  using Element = typename G::Element;
+  using Word = typename G::Word;
+  static constexpr int kInFlight = 4;  // global loads in flight per thread and step
+
+  const TiledParams& p;
+  int thread, threads;
+  uint8_t* tile;     // kTiledSharedBytes, 16-byte aligned
+  int64_t* row_in;   // kMaxTileEdge: input offset of each tile row
+  int64_t* col_out;  // kMaxTileEdge: output offset of each tile column
+
+  XPOSE_HOST_DEVICE int tile_rows() const { return 1 << p.log2_tile_rows; }
+  XPOSE_HOST_DEVICE int tile_cols() const { return 1 << p.log2_tile_cols; }
+  // Shared-memory words per tile row (a power of two; at least one).
+  XPOSE_HOST_DEVICE int words_per_row() const { return tile_cols() < G::kPerWord ? 1 : tile_cols() / G::kPerWord; }
+
+  XPOSE_HOST_DEVICE int swizzled(int r, int word) const {
+    return word ^ (((r >> G::kLog2PerVector) * G::kWordsPerVector) & (words_per_row() - 1));
+  }
+  // Byte offset of tile element (r, c) in shared memory.
+  XPOSE_HOST_DEVICE int tile_byte(int r, int c) const {
+    return (r * words_per_row() + swizzled(r, c / G::kPerWord)) * G::kWordBytes + (c % G::kPerWord) * Size;
+  }
+
+  XPOSE_HOST_DEVICE void fill_tables(const TileOrigin& o) const {
+    for (int i = thread; i < tile_rows(); i += threads)
+      row_in[i] = o.row0 + i < p.rows ? row_in_offset(p, o.row0 + i) : 0;
+    for (int i = thread; i < tile_cols(); i += threads)
+      col_out[i] = o.col0 + i < p.cols ? col_out_offset(p, o.col0 + i) : 0;
+  }
+
+  XPOSE_HOST_DEVICE const uint8_t* input(const uint8_t* in, const TileOrigin& o, int r, int c) const {
+    return in + (o.in_base + row_in[r] + (o.col0 + c) * p.col_in_stride) * Size;
+  }
+  XPOSE_HOST_DEVICE uint8_t* output(uint8_t* out, const TileOrigin& o, int r, int c) const {
+    return out + (o.out_base + col_out[c] + (o.row0 + r) * p.row_out_stride) * Size;
+  }
+
+  // Tile rows into shared memory. `vectors`: p.in_vectors and a 16-byte aligned input pointer.
+  XPOSE_HOST_DEVICE void load(const TileOrigin& o, const uint8_t* __restrict__ in, bool vectors) const {
+    if (vectors) {
+      // Slot = (row, vector column); a vector straddling the view's edge goes element by element.
+      const int log2_vectors_per_row = p.log2_tile_cols - G::kLog2PerVector;
+      const int slots = tile_rows() << log2_vectors_per_row;
+      for (int base = thread; base < slots; base += kInFlight * threads) {
+        Vector16 loaded[kInFlight] = {};
+XPOSE_UNROLL
+        for (int k = 0; k < kInFlight; ++k) {
+          const int slot = base + k * threads;
+          const int r = slot >> log2_vectors_per_row;
+          const int c = (slot & ((1 << log2_vectors_per_row) - 1)) << G::kLog2PerVector;
+          if (slot < slots && r < o.rows_here && c + G::kPerVector <= o.cols_here)
+            loaded[k] = *reinterpret_cast<const Vector16*>(input(in, o, r, c));
+        }
+XPOSE_UNROLL
+        for (int k = 0; k < kInFlight; ++k) {
+          const int slot = base + k * threads;
+          const int r = slot >> log2_vectors_per_row;
+          const int c = (slot & ((1 << log2_vectors_per_row) - 1)) << G::kLog2PerVector;
+          if (slot >= slots || r >= o.rows_here || c >= o.cols_here) continue;
+          if (c + G::kPerVector <= o.cols_here) {
+            *reinterpret_cast<Vector16*>(tile + tile_byte(r, c)) = loaded[k];
+          } else {
+            for (int e = 0; c + e < o.cols_here; ++e)
+              *reinterpret_cast<Element*>(tile + tile_byte(r, c + e)) =
+                  *reinterpret_cast<const Element*>(input(in, o, r, c + e));
+          }
+        }
+      }
+      return;
+    }
+    // One element per thread and step, consecutive threads along a tile row.
+    const int count = tile_rows() << p.log2_tile_cols;
+    for (int base = thread; base < count; base += kInFlight * threads) {
+      Element loaded[kInFlight] = {};
+XPOSE_UNROLL
+      for (int k = 0; k < kInFlight; ++k) {
+        const int e = base + k * threads, r = e >> p.log2_tile_cols, c = e & (tile_cols() - 1);
+        if (e < count && r < o.rows_here && c < o.cols_here)
+          loaded[k] = *reinterpret_cast<const Element*>(input(in, o, r, c));
+      }
+XPOSE_UNROLL
+      for (int k = 0; k < kInFlight; ++k) {
+        const int e = base + k * threads, r = e >> p.log2_tile_cols, c = e & (tile_cols() - 1);
+        if (e < count && r < o.rows_here && c < o.cols_here)
+          *reinterpret_cast<Element*>(tile + tile_byte(r, c)) = loaded[k];
+      }
+    }
+  }
+
+  // Tile columns out of shared memory. `vectors`: p.out_vectors and a 16-byte aligned output.
+  XPOSE_HOST_DEVICE void store(const TileOrigin& o, uint8_t* __restrict__ out, bool vectors) const {
+    if (vectors) {
+      // Slot = (row block of V rows, word column of K columns), row block fastest so that a warp
+      // writes along output runs.
+      const int log2_row_blocks = p.log2_tile_rows - G::kLog2PerVector;
+      const int slots = words_per_row() << log2_row_blocks;
+      for (int slot = thread; slot < slots; slot += threads) {
+        const int r = (slot & ((1 << log2_row_blocks) - 1)) << G::kLog2PerVector;
+        const int word_column = slot >> log2_row_blocks;
+        if (r >= o.rows_here || word_column * G::kPerWord >= o.cols_here) continue;
+        const int physical = swizzled(r, word_column);
+        Word words[G::kPerVector];
+XPOSE_UNROLL
+        for (int e = 0; e < G::kPerVector; ++e)
+          words[e] = reinterpret_cast<const Word*>(tile)[(r + e) * words_per_row() + physical];
+XPOSE_UNROLL
+        for (int k = 0; k < G::kPerWord; ++k) {
+          const int c = word_column * G::kPerWord + k;
+          if (c >= o.cols_here) break;
+          uint8_t* dst = output(out, o, r, c);
+          if (r + G::kPerVector <= o.rows_here) {
+            *reinterpret_cast<Vector16*>(dst) = gather_column<Size>(words, k);
+          } else {
+XPOSE_UNROLL
+            for (int e = 0; e < G::kPerVector; ++e)  // a constant bound keeps `words` in registers
+              if (r + e < o.rows_here) reinterpret_cast<Element*>(dst)[e] = element_of_word<Size>(words[e], k);
+          }
+        }
+      }
+      return;
+    }
+    // One element per thread and step, consecutive threads along a tile column.
+    const int count = tile_rows() << p.log2_tile_cols;
+    for (int base = thread; base < count; base += kInFlight * threads) {
+      Element values[kInFlight] = {};
+XPOSE_UNROLL
+      for (int k = 0; k < kInFlight; ++k) {
+        const int e = base + k * threads, c = e >> p.log2_tile_rows, r = e & (tile_rows() - 1);
+        if (e < count && r < o.rows_here && c < o.cols_here)
+          values[k] = *reinterpret_cast<const Element*>(tile + tile_byte(r, c));
+      }
+XPOSE_UNROLL
+      for (int k = 0; k < kInFlight; ++k) {
+        const int e = base + k * threads, c = e >> p.log2_tile_rows, r = e & (tile_rows() - 1);
+        if (e < count && r < o.rows_here && c < o.cols_here)
+          *reinterpret_cast<Element*>(output(out, o, r, c)) = values[k];
+      }
+    }
+  }
+};
+
+}  // namespace xpose::cuda
