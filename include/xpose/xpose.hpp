@@ -11,6 +11,10 @@
 //   xpose::Plan plan;
 //   xpose::Plan::create(plan, m, xpose::DType::f32, xpose::Device::cuda);
 //   plan.execute(in, out, stream);
+//
+// Tensors of up to 16 dims are permuted the same way (NumPy's transpose(perm)):
+//
+//   xpose::permute(in, out, {n, c, h, w}, {0, 2, 3, 1}, xpose::DType::f16, xpose::Device::cuda);
 #pragma once
 
 #include <cstddef>
@@ -80,6 +84,30 @@ bool kernel_transposes(Device device, const std::string& name);
 bool cuda_compiled();
 int cuda_device_count();
 
+// ---------------------------------------------------------------------------------------------
+// N-D permutations (NumPy: out = in.transpose(perm).copy()). Row-major: the last input dim is
+// contiguous. Output dim i is input dim perm[i], so the output dims are dims[perm[0]], ...,
+// dims[perm[rank - 1]], and out[j0, ..., j(rank-1)] = in[i0, ..., i(rank-1)] with i[perm[k]] = jk.
+// A matrix transpose is dims {rows, cols}, perm {1, 0}; NCHW -> NHWC is perm {0, 2, 3, 1}.
+//
+// Strides are in elements, one per dim; empty means packed (row-major). in_strides[k] steps input
+// dim k; out_strides[i] steps OUTPUT dim i. Strides must be non-negative and describe a view whose
+// elements do not overlap: sorted by stride, each dim's stride must be at least the span of the
+// dims with smaller strides. Elements outside the views are never read or written.
+constexpr int kMaxPermuteRank = 16;
+
+struct Permutation {
+  std::vector<int64_t> dims;         // input dims, outermost first; 0 to kMaxPermuteRank of them
+  std::vector<int> perm;             // output dim i is input dim perm[i]
+  std::vector<int64_t> in_strides;   // per input dim; empty: packed
+  std::vector<int64_t> out_strides;  // per output dim; empty: packed
+};
+
+// Names of the permute kernels for `device` in this build, "auto" first.
+std::vector<std::string> permute_kernel_names(Device device);
+// Whether a named permute kernel computes the permutation (false for the memcpy baseline).
+bool permute_kernel_permutes(Device device, const std::string& name);
+
 class Plan {
  public:
   Plan();
@@ -94,15 +122,26 @@ class Plan {
   static Status create(Plan& plan, const Matrix& matrix, DType type, Device device = Device::cpu,
                        const PlanOptions& options = {});
 
-  // out = in^T for every matrix of the batch. Never allocates; safe to call from several threads
-  // at once (on different outputs). `stream` is a cudaStream_t for Device::cuda (nullptr: the
-  // default stream) and is ignored on the CPU. On the GPU the call is asynchronous.
+  // The same for an N-D permutation (see Permutation): validates, normalises the shape and
+  // chooses the kernel; options.kernel names one of permute_kernel_names(device) or "auto". On
+  // failure `plan` is left unchanged.
+  static Status create_permute(Plan& plan, const Permutation& permutation, DType type,
+                               Device device = Device::cpu, const PlanOptions& options = {});
+
+  // out = in^T for every matrix of the batch; for a permute plan, out = in permuted. Never
+  // allocates; safe to call from several threads at once (on different outputs). `stream` is a
+  // cudaStream_t for Device::cuda (nullptr: the default stream) and is ignored on the CPU. On the
+  // GPU the call is asynchronous.
   Status execute(const void* in, void* out, void* stream = nullptr) const;
 
   bool valid() const;
   // Name of the chosen kernel ("" for an empty plan).
   const char* kernel_name() const;
-  const Matrix& matrix() const;  // with the packed defaults filled in
+  const Matrix& matrix() const;  // with the packed defaults filled in (empty for a permute plan)
+  // Whether the plan permutes a tensor (create_permute) rather than transposing matrices.
+  bool is_permute() const;
+  // The permutation with its packed strides filled in (empty for a transpose plan).
+  const Permutation& permutation() const;
   DType dtype() const;
   Device device() const;
 
@@ -115,5 +154,12 @@ class Plan {
 // A plan plus execute: out = in^T for every matrix of the batch.
 Status transpose(const void* in, void* out, const Matrix& matrix, DType type,
                  Device device = Device::cpu, void* stream = nullptr);
+
+// A plan plus execute: out = in permuted, for packed tensors and for strided views.
+Status permute(const void* in, void* out, const std::vector<int64_t>& dims,
+               const std::vector<int>& perm, DType type, Device device = Device::cpu,
+               void* stream = nullptr);
+Status permute(const void* in, void* out, const Permutation& permutation, DType type,
+               Device device = Device::cpu, void* stream = nullptr);
 
 }  // namespace xpose

@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/kernel_registry.hpp"
+#include "core/permute_plan.hpp"
 
 namespace xpose {
 
@@ -14,6 +15,9 @@ struct Plan::Impl {
   detail::Transpose2D problem;
   const detail::Kernel* kernel = nullptr;
   detail::LaunchContext context;
+  // A plan made by create_permute: the fields above stay empty and this holds the problem.
+  bool is_permute = false;
+  detail::PermutePlan permute;
 };
 
 Plan::Plan() = default;
@@ -23,8 +27,9 @@ Plan& Plan::operator=(const Plan&) = default;
 Plan::Plan(Plan&&) noexcept = default;
 Plan& Plan::operator=(Plan&&) noexcept = default;
 
-Status Plan::create(Plan& plan, const Matrix& matrix, DType type, Device device,
-                    const PlanOptions& options) {
+namespace {
+
+Status check_device_and_options(Device device, const PlanOptions& options) {
   using detail::fail;
   using detail::message;
   if (device != Device::cpu && device != Device::cuda)
@@ -33,6 +38,16 @@ Status Plan::create(Plan& plan, const Matrix& matrix, DType type, Device device,
   if (options.threads < 0)
     return fail(Status::invalid_argument,
                 message("options.threads (", options.threads, ") is negative"));
+  return Status::ok;
+}
+
+}  // namespace
+
+Status Plan::create(Plan& plan, const Matrix& matrix, DType type, Device device,
+                    const PlanOptions& options) {
+  using detail::fail;
+  using detail::message;
+  if (Status s = check_device_and_options(device, options); s != Status::ok) return s;
 
   auto impl = std::make_shared<Impl>();
   if (Status s = detail::make_problem(matrix, type, &impl->problem); s != Status::ok) return s;
@@ -69,9 +84,35 @@ Status Plan::create(Plan& plan, const Matrix& matrix, DType type, Device device,
   return Status::ok;
 }
 
+Status Plan::create_permute(Plan& plan, const Permutation& permutation, DType type, Device device,
+                            const PlanOptions& options) {
+  if (Status s = check_device_and_options(device, options); s != Status::ok) return s;
+  auto impl = std::make_shared<Impl>();
+  impl->is_permute = true;
+  impl->type = type;
+  impl->device = device;
+  // Validate the arguments first, so that a bad shape is reported as such on any machine.
+  detail::PermuteProblem problem;
+  if (Status s = detail::make_permute_problem(permutation, type, &problem); s != Status::ok) return s;
+  if (device == Device::cuda) {
+    if (Status s = detail::cuda_check_available(); s != Status::ok) return s;
+  }
+  if (Status s = detail::make_permute_plan(std::move(problem), device, options, &impl->permute);
+      s != Status::ok)
+    return s;
+  plan.impl_ = std::move(impl);
+  detail::clear_error();
+  return Status::ok;
+}
+
 Status Plan::execute(const void* in, void* out, void* stream) const {
   using detail::fail;
   if (!impl_) return fail(Status::invalid_argument, "execute() on an empty plan (create() it first)");
+  if (impl_->is_permute) {
+    Status s = detail::execute_permute_plan(impl_->permute, in, out, stream);
+    if (s == Status::ok) detail::clear_error();
+    return s;
+  }
   const detail::Transpose2D& p = impl_->problem;
   if (p.empty()) {
     detail::clear_error();
@@ -98,7 +139,15 @@ Status Plan::execute(const void* in, void* out, void* stream) const {
 }
 
 bool Plan::valid() const { return impl_ != nullptr; }
-const char* Plan::kernel_name() const { return impl_ ? impl_->kernel->name : ""; }
+const char* Plan::kernel_name() const {
+  if (!impl_) return "";
+  return impl_->is_permute ? impl_->permute.primary.name.c_str() : impl_->kernel->name;
+}
+bool Plan::is_permute() const { return impl_ && impl_->is_permute; }
+const Permutation& Plan::permutation() const {
+  static const Permutation kEmpty{};
+  return impl_ && impl_->is_permute ? impl_->permute.problem.permutation : kEmpty;
+}
 const Matrix& Plan::matrix() const {
   static const Matrix kEmpty{};
   return impl_ ? impl_->matrix : kEmpty;
@@ -111,6 +160,18 @@ Status transpose(const void* in, void* out, const Matrix& matrix, DType type, De
   Plan plan;
   if (Status s = Plan::create(plan, matrix, type, device); s != Status::ok) return s;
   return plan.execute(in, out, stream);
+}
+
+Status permute(const void* in, void* out, const Permutation& permutation, DType type, Device device,
+               void* stream) {
+  Plan plan;
+  if (Status s = Plan::create_permute(plan, permutation, type, device); s != Status::ok) return s;
+  return plan.execute(in, out, stream);
+}
+
+Status permute(const void* in, void* out, const std::vector<int64_t>& dims, const std::vector<int>& perm,
+               DType type, Device device, void* stream) {
+  return permute(in, out, Permutation{dims, perm, {}, {}}, type, device, stream);
 }
 
 }  // namespace xpose

@@ -15,7 +15,7 @@ constexpr int kItemsPerThread = 4;  // loads in flight per thread in gather and 
 // Tiles are walked with the column tile fastest (neighbouring input runs at the same time), then
 // the row tile, then the batch.
 template <int Size>
-__global__ void __launch_bounds__(kTiledThreads)
+__global__ void __launch_bounds__(kTiledThreads, 4)  // 4 blocks per SM: at most 64 registers
     permute_tiled_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out,
                          const __grid_constant__ TiledParams p, bool in_vectors, bool out_vectors) {
   __shared__ __align__(16) uint8_t tile[kTiledSharedBytes];

@@ -89,8 +89,9 @@ constexpr int kTiledSharedBytes = 16384;   // the tile in shared memory, for eve
 constexpr int kTiledThreads = 256;
 
 // The tile shape aimed for, per element size: each tile row (an input run) and tile column (an
-// output run) is at least 128 bytes, and the tile fills kTiledSharedBytes. These are the 2D tile
-// kernel's shapes (cuda/tuning.hpp, measured on an H100 for 2D); not yet measured for N-D.
+// output run) is at least 128 bytes, and the tile fills kTiledSharedBytes. The 2D tile kernel's
+// shapes (cuda/tuning.hpp, H100), except 32 x 64 for 8-byte elements to stay within 16 KiB. Not
+// yet measured for N-D: the lead's ttc57 run on an H100 is the first measurement.
 struct TiledTuning {
   int rows, cols;
 };

@@ -1,0 +1,118 @@
+#include "core/permute_plan.hpp"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "core/error.hpp"
+
+namespace xpose::detail {
+namespace {
+
+// Below this many bytes the CPU stays on the calling thread: starting threads costs tens of
+// microseconds (the same threshold as the 2D choice in cpu/cpu_kernels.cpp).
+constexpr int64_t kCpuThreadedFromBytes = int64_t{1} << 20;
+
+bool try_kernel(Device device, const char* name, const PermuteProblem& problem,
+                const PermuteLayout& layout, PreparedPermute* prepared) {
+  const PermuteKernel* kernel = find_permute_kernel(device, name);
+  return kernel != nullptr && prepare_permute(*kernel, problem, layout, prepared, nullptr);
+}
+
+bool misaligned(const void* pointer, int alignment) {
+  return reinterpret_cast<std::uintptr_t>(pointer) % static_cast<std::uintptr_t>(alignment) != 0;
+}
+
+}  // namespace
+
+// The rule (docs/permute.md has the reasoning and the numbers):
+//   1. a layout that moves nothing and is contiguous: a copy (memcpy, cudaMemcpy2DAsync);
+//   2. a short innermost run that stays innermost is widened into one element (2 to 16 bytes);
+//   3. a (batched) 2D transpose: the production 2D kernel;
+//   4. otherwise CPU: the blocked N-D kernel, threaded above 1 MiB; GPU: the tiled kernel when
+//      the contiguous dim moves, the gather copy when it stays, and the naive kernel for what is
+//      left (innermost runs with non-unit strides).
+void choose_permute_kernel(Device device, const PermuteProblem& problem, const PermuteLayout& layout,
+                           PreparedPermute* primary, PreparedPermute* fallback) {
+  *fallback = PreparedPermute{};
+  if (try_kernel(device, "copy", problem, layout, primary)) return;
+  PermuteLayout widened;
+  const bool is_widened = widen_elements(layout, &widened);
+  const PermuteLayout& work = is_widened ? widened : layout;
+  if (device == Device::cpu) {
+    if (try_kernel(device, "transpose2d", problem, work, primary)) return;
+    const char* name = problem.bytes() >= kCpuThreadedFromBytes ? "threaded" : "blocked";
+    try_kernel(device, name, problem, work, primary);
+    return;
+  }
+  const bool chosen = try_kernel(device, "transpose2d", problem, work, primary) ||
+                      try_kernel(device, "tiled", problem, work, primary) ||
+                      try_kernel(device, "gather", problem, work, primary) ||
+                      try_kernel(device, "naive", problem, work, primary);
+  if (chosen && primary->alignment > problem.elem_size) {
+    if (!try_kernel(device, "gather", problem, layout, fallback)) try_kernel(device, "naive", problem, layout, fallback);
+  }
+}
+
+Status make_permute_plan(PermuteProblem problem, Device device, const PlanOptions& options,
+                         PermutePlan* plan) {
+  PermutePlan p;
+  p.problem = std::move(problem);
+  p.device = device;
+  p.threads = options.threads;
+  const PermuteLayout layout = normalise(p.problem);
+
+  if (options.kernel == "auto") {
+    choose_permute_kernel(device, p.problem, layout, &p.primary, &p.fallback);
+    if (p.primary.kernel == nullptr)
+      return fail(Status::internal_error, message("no permute kernel chosen for ", layout.describe()));
+  } else {
+    const PermuteKernel* kernel = find_permute_kernel(device, options.kernel);
+    if (kernel == nullptr) {
+      std::string known;
+      for (const auto& name : permute_kernel_names(device)) known += " " + name;
+      return fail(Status::invalid_argument, message("unknown permute kernel '", options.kernel, "' for ",
+                                                    to_string(device), " (known:", known, ")"));
+    }
+    // A named kernel runs the layout as normalised, or widened when only that form suits it.
+    std::string why, why_widened;
+    PermuteLayout widened;
+    if (!prepare_permute(*kernel, p.problem, layout, &p.primary, &why) &&
+        !(widen_elements(layout, &widened) &&
+          prepare_permute(*kernel, p.problem, widened, &p.primary, &why_widened)))
+      return fail(Status::unsupported, message("permute kernel '", options.kernel, "' cannot run ",
+                                               layout.describe(), ": ", why));
+  }
+  *plan = std::move(p);
+  return Status::ok;
+}
+
+Status execute_permute_plan(const PermutePlan& plan, const void* in, void* out, void* stream) {
+  const PermuteProblem& p = plan.problem;
+  if (p.empty()) return Status::ok;
+  if (Status s = check_permute_pointers(in, out, p); s != Status::ok) return s;
+  LaunchContext context;
+  context.threads = plan.threads;
+  if (plan.device == Device::cuda) {
+    if (Status s = cuda_check_pointers(in, out, stream); s != Status::ok) return s;
+    // GPU kernels access whole elements; a misaligned element would fault.
+    if (misaligned(in, p.elem_size) || misaligned(out, p.elem_size))
+      return fail(Status::invalid_argument,
+                  message(misaligned(in, p.elem_size) ? "in (" : "out (",
+                          misaligned(in, p.elem_size) ? in : out, ") is not aligned to the element size (",
+                          p.elem_size, " bytes), which the GPU kernels require"));
+    context.stream = stream;
+  }
+  const PreparedPermute* chosen = &plan.primary;
+  if (misaligned(in, chosen->alignment) || misaligned(out, chosen->alignment)) {
+    if (plan.fallback.kernel == nullptr)
+      return fail(Status::invalid_argument,
+                  message("kernel '", chosen->name, "' runs this shape as ", chosen->alignment,
+                          "-byte elements: in (", in, ") and out (", out, ") must be aligned to ",
+                          chosen->alignment, " bytes (\"auto\" falls back to another kernel)"));
+    chosen = &plan.fallback;
+  }
+  return chosen->kernel->run(in, out, *chosen, context);
+}
+
+}  // namespace xpose::detail

@@ -1,0 +1,235 @@
+#include "cpu/permute_blocked.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include "core/problem.hpp"
+#include "cpu/transpose_blocked.hpp"
+
+namespace xpose::detail {
+namespace {
+
+// Starting a thread costs some tens of microseconds: each thread gets at least this much work.
+constexpr int64_t kMinBytesPerThread = int64_t{1} << 20;
+// Bytes a tile copies: both the lines it reads and those it writes stay in a 48 KiB L1.
+constexpr int64_t kTileBytes = 16 << 10;
+
+int resolve_threads(int threads, int64_t bytes) {
+  const int64_t hardware = std::max(1u, std::thread::hardware_concurrency());
+  const int64_t wanted = threads > 0 ? threads : hardware;
+  return static_cast<int>(std::max<int64_t>(1, std::min(wanted, bytes / kMinBytesPerThread)));
+}
+
+// Runs work(begin, end) over [0, units) cut into n contiguous ranges: n - 1 new threads and the
+// calling one. If a thread cannot be started, the calling thread does its share.
+template <typename Work>
+void run_on_threads(int n, int64_t units, const Work& work) {
+  const auto range = [&](int t) { work(units * t / n, units * (t + 1) / n); };
+  std::vector<std::thread> workers;
+  std::vector<int> left_over;
+  for (int t = 1; t < n; ++t) {
+    try {
+      workers.emplace_back(range, t);
+    } catch (const std::system_error&) {
+      left_over.push_back(t);
+    }
+  }
+  range(0);
+  for (int t : left_over) range(t);
+  for (auto& worker : workers) worker.join();
+}
+
+// An axis with strides in bytes.
+struct ByteAxis {
+  int64_t size = 1, in = 0, out = 0;
+};
+
+// Axes walked as one flat index, the last one fastest.
+struct FlatAxes {
+  int count = 0;
+  std::array<ByteAxis, kMaxPermuteRank> axes{};
+  int64_t total = 1;
+
+  void add(const ByteAxis& axis) {
+    axes[count++] = axis;
+    total *= axis.size;
+  }
+  void offsets(int64_t index, int64_t* in, int64_t* out) const {
+    *in = *out = 0;
+    for (int k = count - 1; k >= 0 && index > 0; --k) {
+      const int64_t digit = index % axes[k].size;
+      index /= axes[k].size;
+      *in += digit * axes[k].in;
+      *out += digit * axes[k].out;
+    }
+  }
+};
+
+// How the layout is walked: tiles of X (columns) by Y (rows), `run` bytes per point.
+struct Walk {
+  ByteAxis x, y;
+  int64_t run = 0;
+  FlatAxes outer;
+  int64_t block_x = 1, block_y = 1;
+};
+
+Walk plan_walk(const PermuteLayout& layout) {
+  const int64_t e = layout.elem_size;
+  const auto bytes = [e](const PermuteAxis& a) { return ByteAxis{a.size, a.in_stride * e, a.out_stride * e}; };
+  const int n = layout.rank;
+  const int input_inner = n - 1, output_inner = layout.output_inner();
+  const PermuteAxis& inner = layout[input_inner];
+  Walk walk;
+  int x = -1, y = -1, run = -1;
+  if (input_inner == output_inner && inner.in_stride == 1 && inner.out_stride == 1) {
+    // The innermost axis stays: copy its runs, tile the innermost of the rest.
+    run = input_inner;
+    walk.run = inner.size * e;
+    if (n > 1) {
+      x = n - 2;
+      for (int k = 0; k < n - 1; ++k)
+        if (k != x && (y < 0 || layout[k].out_stride < layout[y].out_stride)) y = k;
+      if (y >= 0 && layout[y].out_stride > layout[x].out_stride) y = -1;  // x is also the output's inner
+    }
+  } else {
+    walk.run = e;
+    x = input_inner;
+    if (output_inner != input_inner) {
+      y = output_inner;
+    } else {
+      for (int k = 0; k < n - 1; ++k)
+        if (y < 0 || layout[k].out_stride < layout[y].out_stride) y = k;
+    }
+  }
+  if (x >= 0) walk.x = bytes(layout[x]);
+  if (y >= 0) walk.y = bytes(layout[y]);
+  for (int k = 0; k < n; ++k)
+    if (k != x && k != y && k != run) walk.outer.add(bytes(layout[k]));
+
+  // Square tiles of about kTileBytes; a single row when there is no Y.
+  int64_t edge = 1;
+  while ((2 * edge) * (2 * edge) * walk.run <= kTileBytes) edge *= 2;
+  walk.block_x = std::min(walk.x.size, walk.y.size > 1 ? edge : edge * edge);
+  walk.block_y = std::min(walk.y.size, edge);
+  walk.block_x = std::max<int64_t>(walk.block_x, 1);
+  walk.block_y = std::max<int64_t>(walk.block_y, 1);
+  return walk;
+}
+
+template <int64_t Bytes>
+void copy_tile(const unsigned char* src, unsigned char* dst, const Walk& w, int64_t x0, int64_t x1,
+               int64_t y0, int64_t y1) {
+  for (int64_t y = y0; y < y1; ++y) {
+    const unsigned char* s = src + y * w.y.in;
+    unsigned char* d = dst + y * w.y.out;
+    for (int64_t x = x0; x < x1; ++x) std::memcpy(d + x * w.x.out, s + x * w.x.in, Bytes);
+  }
+}
+
+void copy_tile_runs(const unsigned char* src, unsigned char* dst, const Walk& w, int64_t x0, int64_t x1,
+                    int64_t y0, int64_t y1) {
+  for (int64_t y = y0; y < y1; ++y) {
+    const unsigned char* s = src + y * w.y.in;
+    unsigned char* d = dst + y * w.y.out;
+    for (int64_t x = x0; x < x1; ++x)
+      std::memcpy(d + x * w.x.out, s + x * w.x.in, static_cast<std::size_t>(w.run));
+  }
+}
+
+// Any layout: units are (outer index, tile row, tile column).
+void permute_tiles(const unsigned char* in, unsigned char* out, const Walk& w, int threads, int64_t bytes) {
+  const int64_t tiles_x = (w.x.size + w.block_x - 1) / w.block_x;
+  const int64_t tiles_y = (w.y.size + w.block_y - 1) / w.block_y;
+  const int64_t units = w.outer.total * tiles_y * tiles_x;
+  const int n = static_cast<int>(std::min<int64_t>(resolve_threads(threads, bytes), units));
+  run_on_threads(n, units, [&](int64_t begin, int64_t end) {
+    for (int64_t unit = begin; unit < end; ++unit) {
+      const int64_t tx = unit % tiles_x, ty = unit / tiles_x % tiles_y, o = unit / tiles_x / tiles_y;
+      int64_t in_offset = 0, out_offset = 0;
+      w.outer.offsets(o, &in_offset, &out_offset);
+      const int64_t x0 = tx * w.block_x, x1 = std::min(w.x.size, x0 + w.block_x);
+      const int64_t y0 = ty * w.block_y, y1 = std::min(w.y.size, y0 + w.block_y);
+      const unsigned char* src = in + in_offset;
+      unsigned char* dst = out + out_offset;
+      switch (w.run) {
+        case 1: copy_tile<1>(src, dst, w, x0, x1, y0, y1); break;
+        case 2: copy_tile<2>(src, dst, w, x0, x1, y0, y1); break;
+        case 4: copy_tile<4>(src, dst, w, x0, x1, y0, y1); break;
+        case 8: copy_tile<8>(src, dst, w, x0, x1, y0, y1); break;
+        case 16: copy_tile<16>(src, dst, w, x0, x1, y0, y1); break;
+        default: copy_tile_runs(src, dst, w, x0, x1, y0, y1); break;
+      }
+    }
+  });
+}
+
+// X and Y with unit strides: slices (Y, X) batched over one more axis Z are 2D transposes.
+void permute_as_2d_slices(const unsigned char* in, unsigned char* out, const Walk& w, int elem_size,
+                          int threads, int64_t bytes) {
+  const int64_t e = elem_size;
+  // Z: the largest outer axis, so that each call does as much as possible.
+  FlatAxes rest;
+  ByteAxis z;
+  int z_index = -1;
+  for (int k = 0; k < w.outer.count; ++k)
+    if (z_index < 0 || w.outer.axes[k].size > w.outer.axes[z_index].size) z_index = k;
+  for (int k = 0; k < w.outer.count; ++k) (k == z_index ? z : rest.axes[rest.count++]) = w.outer.axes[k];
+  rest.total = w.outer.total / z.size;
+
+  Transpose2D slice;
+  slice.rows = w.y.size;
+  slice.cols = w.x.size;
+  slice.ld_in = w.y.in / e;
+  slice.ld_out = w.x.out / e;
+  slice.stride_in = z.in / e;
+  slice.stride_out = z.out / e;
+  slice.elem_size = elem_size;
+  slice.type = dtype_of_size(elem_size);
+  const int n = resolve_threads(threads, bytes);
+  if (rest.total == 1) {
+    slice.batch = z.size;
+    transpose_blocked(in, out, slice, n);
+    return;
+  }
+  // Units: (rest index, chunk of Z), at least four per thread.
+  const int64_t chunks = n == 1 ? 1 : std::min(z.size, (4 * int64_t{n} + rest.total - 1) / rest.total);
+  const int64_t chunk = (z.size + chunks - 1) / chunks;
+  run_on_threads(n, rest.total * chunks, [&](int64_t begin, int64_t end) {
+    for (int64_t unit = begin; unit < end; ++unit) {
+      const int64_t c = unit % chunks, o = unit / chunks;
+      const int64_t z0 = c * chunk, z1 = std::min(z.size, z0 + chunk);
+      if (z0 >= z1) continue;
+      int64_t in_offset = 0, out_offset = 0;
+      rest.offsets(o, &in_offset, &out_offset);
+      Transpose2D part = slice;
+      part.batch = z1 - z0;
+      transpose_blocked(in + in_offset + z0 * z.in, out + out_offset + z0 * z.out, part, 1);
+    }
+  });
+}
+
+}  // namespace
+
+void permute_blocked(const void* in, void* out, const PermuteLayout& layout, int threads) {
+  const auto* src = static_cast<const unsigned char*>(in);
+  auto* dst = static_cast<unsigned char*>(out);
+  if (layout.elements == 0) return;
+  if (layout.rank == 0) {
+    std::memcpy(dst, src, static_cast<std::size_t>(layout.elem_size));
+    return;
+  }
+  const Walk walk = plan_walk(layout);
+  const int64_t e = layout.elem_size;
+  const bool unit_strides = walk.run == e && walk.y.size > 1 && walk.x.in == e && walk.y.out == e;
+  if (unit_strides)
+    permute_as_2d_slices(src, dst, walk, layout.elem_size, threads, layout.bytes());
+  else
+    permute_tiles(src, dst, walk, threads, layout.bytes());
+}
+
+}  // namespace xpose::detail
