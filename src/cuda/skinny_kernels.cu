@@ -171,21 +171,21 @@ int deinterleave_chunk(int64_t cols, int size) {
 
 int tile_rows_for(int size) {
   switch (size) {
-    case 1: return TileTuning<1>::kRows;
-    case 2: return TileTuning<2>::kRows;
-    case 4: return TileTuning<4>::kRows;
-    case 8: return TileTuning<8>::kRows;
-    default: return TileTuning<16>::kRows;
+    case 1: return TileTuning<1, false>::kRows;
+    case 2: return TileTuning<2, false>::kRows;
+    case 4: return TileTuning<4, false>::kRows;
+    case 8: return TileTuning<8, false>::kRows;
+    default: return TileTuning<16, false>::kRows;
   }
 }
 
 int tile_cols_for(int size) {
   switch (size) {
-    case 1: return TileTuning<1>::kCols;
-    case 2: return TileTuning<2>::kCols;
-    case 4: return TileTuning<4>::kCols;
-    case 8: return TileTuning<8>::kCols;
-    default: return TileTuning<16>::kCols;
+    case 1: return TileTuning<1, false>::kCols;
+    case 2: return TileTuning<2, false>::kCols;
+    case 4: return TileTuning<4, false>::kCols;
+    case 8: return TileTuning<8, false>::kCols;
+    default: return TileTuning<16, false>::kCols;
   }
 }
 

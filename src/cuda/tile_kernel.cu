@@ -16,6 +16,7 @@
 //
 // Blocks walk tiles with the input row-tile index fastest: neighbouring tiles of an output row
 // run at the same time, so the 32-byte sectors they share are completed in L2 before eviction.
+#include <atomic>
 #include <cstdint>
 
 #include "cuda/device_types.cuh"
@@ -25,11 +26,12 @@
 namespace xpose::cuda {
 namespace {
 
-template <int Size>
+template <int Size, bool Compact>
 struct TileShape {
-  static constexpr int kRows = TileTuning<Size>::kRows;
-  static constexpr int kCols = TileTuning<Size>::kCols;
-  static constexpr int kThreads = TileTuning<Size>::kThreads;
+  static constexpr int kRows = TileTuning<Size, Compact>::kRows;
+  static constexpr int kCols = TileTuning<Size, Compact>::kCols;
+  static constexpr int kThreads = TileTuning<Size, Compact>::kThreads;
+  static constexpr int kMinBlocks = TileTuning<Size, Compact>::kMinBlocks;
   static constexpr int kWordBytes = Size < 4 ? 4 : Size;          // shared-memory access unit
   static constexpr int kPerWord = kWordBytes / Size;               // K: elements per word
   static constexpr int kPerVector = 16 / Size;                     // V: elements per 16 bytes
@@ -51,21 +53,21 @@ union VectorOf {
   T e[16 / sizeof(T)];
 };
 
-template <int Size> using Word = typename Element<TileShape<Size>::kWordBytes>::type;
+template <int Size> using Word = typename Element<(Size < 4 ? 4 : Size)>::type;
 
 // Physical word column of logical word column `w` in tile row `r`: XOR with a multiple of the
 // words per vector that changes every V rows (one micro-block of step 2).
-template <int Size>
+template <int Size, bool Compact>
 __device__ __forceinline__ int swizzle(int r, int w) {
-  using S = TileShape<Size>;
+  using S = TileShape<Size, Compact>;
   return w ^ (((r / S::kPerVector) * S::kWordsPerVector) & (S::kWordsPerRow - 1));
 }
 
 // Byte offset in shared memory of element (r, c) of the tile.
-template <int Size>
+template <int Size, bool Compact>
 __device__ __forceinline__ int tile_offset(int r, int c) {
-  using S = TileShape<Size>;
-  const int w = swizzle<Size>(r, c / S::kPerWord);
+  using S = TileShape<Size, Compact>;
+  const int w = swizzle<Size, Compact>(r, c / S::kPerWord);
   return (r * S::kWordsPerRow + w) * S::kWordBytes + (c % S::kPerWord) * Size;
 }
 
@@ -90,10 +92,11 @@ __device__ __forceinline__ uint4 gather_column(const Word<Size>* words, int colu
     v = make_uint4(__byte_perm(words[0], words[1], pick), __byte_perm(words[2], words[3], pick),
                    __byte_perm(words[4], words[5], pick), __byte_perm(words[6], words[7], pick));
   } else {
-    static_assert(sizeof(Word<Size>) * TileShape<Size>::kPerVector == 16, "V words make a vector");
+    constexpr int kPerVector = 16 / Size;
+    static_assert(sizeof(Word<Size>) * kPerVector == 16, "V words make a vector");
     VectorOf<Word<Size>> packed;
 #pragma unroll
-    for (int e = 0; e < TileShape<Size>::kPerVector; ++e) packed.e[e] = words[e];
+    for (int e = 0; e < kPerVector; ++e) packed.e[e] = words[e];
     v = packed.v;
   }
   return v;
@@ -101,9 +104,9 @@ __device__ __forceinline__ uint4 gather_column(const Word<Size>* words, int colu
 
 // Step 1, fast form: a full tile of a 16-byte-aligned view, as 16-byte vectors, all in flight
 // before the first shared-memory store.
-template <int Size>
+template <int Size, bool Compact>
 __device__ __forceinline__ void load_vectors(const uint8_t* __restrict__ src, int64_t ld_in, uint8_t* tile) {
-  using S = TileShape<Size>;
+  using S = TileShape<Size, Compact>;
   uint4 loaded[S::kLoadsPerThread];
 #pragma unroll
   for (int k = 0; k < S::kLoadsPerThread; ++k) {
@@ -115,7 +118,7 @@ __device__ __forceinline__ void load_vectors(const uint8_t* __restrict__ src, in
   for (int k = 0; k < S::kLoadsPerThread; ++k) {
     const int slot = threadIdx.x + k * S::kThreads;
     const int r = slot / S::kVectorsPerRow, c = (slot % S::kVectorsPerRow) * S::kPerVector;
-    *reinterpret_cast<uint4*>(tile + tile_offset<Size>(r, c)) = loaded[k];
+    *reinterpret_cast<uint4*>(tile + tile_offset<Size, Compact>(r, c)) = loaded[k];
   }
 }
 
@@ -123,10 +126,10 @@ __device__ __forceinline__ void load_vectors(const uint8_t* __restrict__ src, in
 // dimensions). Each row segment is covered by the 16-byte-aligned vectors that overlap it; a
 // vector wholly inside the segment is one 16-byte load, one that sticks out (at most the first
 // and the last) is read element by element, so nothing outside the view is ever touched.
-template <int Size>
+template <int Size, bool Compact>
 __device__ __forceinline__ void load_any_alignment(const uint8_t* __restrict__ src, int64_t ld_in,
                                                    uint8_t* tile, int rows_here, int cols_here) {
-  using S = TileShape<Size>;
+  using S = TileShape<Size, Compact>;
   using T = typename Element<Size>::type;
   constexpr int kSlotsPerRow = S::kVectorsPerRow + 1;  // one more when the segment is misaligned
   constexpr int kSlots = S::kRows * kSlotsPerRow;
@@ -160,22 +163,22 @@ __device__ __forceinline__ void load_any_alignment(const uint8_t* __restrict__ s
 #pragma unroll
       for (int t = 0; t < S::kPerVector; ++t)
         if (first + t >= 0 && first + t < cols_here)
-          *reinterpret_cast<T*>(tile + tile_offset<Size>(r, first + t)) = loaded[k].e[t];
+          *reinterpret_cast<T*>(tile + tile_offset<Size, Compact>(r, first + t)) = loaded[k].e[t];
     }
   }
 }
 
 // Steps 2 and 3, fast form: micro-blocks of V rows x K columns, row block fastest across the
 // threads so that a warp's 16-byte stores run along output rows.
-template <int Size>
+template <int Size, bool Compact>
 __device__ __forceinline__ void store_vectors(const uint8_t* tile, uint8_t* __restrict__ dst, int64_t ld_out) {
-  using S = TileShape<Size>;
+  using S = TileShape<Size, Compact>;
 #pragma unroll
   for (int k = 0; k < S::kStoresPerThread; ++k) {
     const int slot = threadIdx.x + k * S::kThreads;
     const int row_block = slot % S::kRowBlocks, word_col = slot / S::kRowBlocks;
     const int r = row_block * S::kPerVector;
-    const int w = swizzle<Size>(r, word_col);
+    const int w = swizzle<Size, Compact>(r, word_col);
     Word<Size> words[S::kPerVector];
 #pragma unroll
     for (int e = 0; e < S::kPerVector; ++e)
@@ -191,10 +194,10 @@ __device__ __forceinline__ void store_vectors(const uint8_t* tile, uint8_t* __re
 // Steps 2 and 3, general form: the mirror of load_any_alignment. Each output row segment is
 // covered by the aligned 16-byte vectors that overlap it, gathered element by element from the
 // tile; whole vectors are one 16-byte store, the ends are stored element by element.
-template <int Size>
+template <int Size, bool Compact>
 __device__ __forceinline__ void store_any_alignment(const uint8_t* tile, uint8_t* __restrict__ dst,
                                                     int64_t ld_out, int rows_here, int cols_here) {
-  using S = TileShape<Size>;
+  using S = TileShape<Size, Compact>;
   using T = typename Element<Size>::type;
   constexpr int kSlotsPerRow = S::kRows / S::kPerVector + 1;  // vectors per output row segment
   constexpr int kSlots = S::kCols * kSlotsPerRow;
@@ -209,7 +212,7 @@ __device__ __forceinline__ void store_any_alignment(const uint8_t* tile, uint8_t
 #pragma unroll
     for (int t = 0; t < S::kPerVector; ++t) {
       const int r = first + t;
-      if (r >= 0 && r < rows_here) gathered.e[t] = *reinterpret_cast<const T*>(tile + tile_offset<Size>(r, c));
+      if (r >= 0 && r < rows_here) gathered.e[t] = *reinterpret_cast<const T*>(tile + tile_offset<Size, Compact>(r, c));
     }
     if (first >= 0 && first + S::kPerVector <= rows_here) {
       *reinterpret_cast<uint4*>(vector) = gathered.v;
@@ -221,11 +224,11 @@ __device__ __forceinline__ void store_any_alignment(const uint8_t* tile, uint8_t
   }
 }
 
-template <int Size>
-__global__ void __launch_bounds__(TileShape<Size>::kThreads, TileTuning<Size>::kMinBlocks)
+template <int Size, bool Compact>
+__global__ void __launch_bounds__(TileShape<Size, Compact>::kThreads, TileShape<Size, Compact>::kMinBlocks)
     tile_transpose_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, MatrixView m,
                           bool in_vectors_aligned, bool out_vectors_aligned) {
-  using S = TileShape<Size>;
+  using S = TileShape<Size, Compact>;
   __shared__ __align__(16) uint8_t tile[S::kRows * S::kCols * Size];
 
   const int64_t row_tiles = ceil_div(m.rows, S::kRows), col_tiles = ceil_div(m.cols, S::kCols);
@@ -239,15 +242,15 @@ __global__ void __launch_bounds__(TileShape<Size>::kThreads, TileTuning<Size>::k
         const uint8_t* src = in + (b * m.stride_in + r0 * m.ld_in + c0) * Size;
         uint8_t* dst = out + (b * m.stride_out + c0 * m.ld_out + r0) * Size;
         if (full && in_vectors_aligned) {
-          load_vectors<Size>(src, m.ld_in, tile);
+          load_vectors<Size, Compact>(src, m.ld_in, tile);
         } else {
-          load_any_alignment<Size>(src, m.ld_in, tile, rows_here, cols_here);
+          load_any_alignment<Size, Compact>(src, m.ld_in, tile, rows_here, cols_here);
         }
         __syncthreads();
         if (full && out_vectors_aligned) {
-          store_vectors<Size>(tile, dst, m.ld_out);
+          store_vectors<Size, Compact>(tile, dst, m.ld_out);
         } else {
-          store_any_alignment<Size>(tile, dst, m.ld_out, rows_here, cols_here);
+          store_any_alignment<Size, Compact>(tile, dst, m.ld_out, rows_here, cols_here);
         }
         __syncthreads();  // the next tile reuses shared memory
       }
@@ -258,15 +261,38 @@ bool vectors_aligned(const void* base, int64_t ld, int64_t stride, int size) {
          (stride * size) % 16 == 0;
 }
 
-template <int Size>
-Status launch(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
-  using S = TileShape<Size>;
+// Multiprocessors of the current device, read once per device.
+int multiprocessors() {
+  constexpr int kMaxDevices = 64;
+  static std::atomic<int> counts[kMaxDevices];
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || device >= kMaxDevices) return 132;
+  int count = counts[device].load(std::memory_order_relaxed);
+  if (count == 0) {
+    if (cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) count = 132;
+    counts[device].store(count, std::memory_order_relaxed);
+  }
+  return count;
+}
+
+template <int Size, bool Compact>
+Status launch_shape(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
+  using S = TileShape<Size, Compact>;
   const dim3 grid = clamped_grid(ceil_div(p.rows, S::kRows), ceil_div(p.cols, S::kCols), p.batch);
-  tile_transpose_kernel<Size><<<grid, S::kThreads, 0, stream>>>(
+  tile_transpose_kernel<Size, Compact><<<grid, S::kThreads, 0, stream>>>(
       static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), view_of(p),
       vectors_aligned(in, p.ld_in, p.batch > 1 ? p.stride_in : 0, Size),
       vectors_aligned(out, p.ld_out, p.batch > 1 ? p.stride_out : 0, Size));
   return gpu::check_launch("tile_transpose");
+}
+
+template <int Size>
+Status launch(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
+  using Large = TileShape<Size, false>;
+  const int64_t large_tiles = ceil_div(p.rows, Large::kRows) * ceil_div(p.cols, Large::kCols) * p.batch;
+  if (large_tiles < int64_t(kLargeTilesPerSmForLarge) * multiprocessors())
+    return launch_shape<Size, true>(in, out, p, stream);
+  return launch_shape<Size, false>(in, out, p, stream);
 }
 
 }  // namespace
