@@ -25,10 +25,10 @@ def parse_arguments():
 
 
 def timed_cases(run):
-    """The 2D cases with at least one timed variant, as (case, {kernel: result})."""
+    """The 2D and permute cases with at least one timed variant, as (case, {kernel: result})."""
     cases = []
     for case in run.get("cases", []):
-        if case.get("kind") != "transpose2d":
+        if case.get("kind") not in ("transpose2d", "permute"):
             continue
         results = {r["kernel"]: r for r in case.get("results", []) if r.get("gbps") is not None}
         if results:
@@ -48,9 +48,14 @@ def variant_order(cases):
 
 
 def case_label(case):
-    label = f"{case['rows']}x{case['cols']} {case['dtype']}"
-    if case.get("batch", 1) != 1:
-        label += f" x{case['batch']}"
+    if case.get("kind") == "permute":
+        dims = "x".join(str(d) for d in case["dims"])
+        perm = " ".join(str(p) for p in case["perm"])
+        label = f"{dims}\n[{perm}] {case['dtype']}"
+    else:
+        label = f"{case['rows']}x{case['cols']} {case['dtype']}"
+        if case.get("batch", 1) != 1:
+            label += f" x{case['batch']}"
     megabytes = case["bytes"] / 1e6
     label += f"\n{megabytes:.0f} MB" if megabytes >= 10 else f"\n{megabytes:.2g} MB"
     if case.get("cache_resident"):

@@ -33,7 +33,7 @@ std::string PermuteLayout::describe() const {
   text << ") -> [";
   const auto order = output_order();
   for (int i = 0; i < rank; ++i) text << (i ? " " : "") << order[i];
-  text << "], " << elem_size << "-byte elements";
+  text << "] (" << elem_size << "-byte elements)";
   return text.str();
 }
 

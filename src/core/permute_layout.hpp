@@ -42,7 +42,7 @@ struct PermuteLayout {
   // The output order is the input order: a (possibly strided) copy.
   bool moves_nothing() const;
   int64_t bytes() const { return elements * elem_size; }
-  // "(384 x 355 x 384) -> [2 1 0], 8-byte elements" for messages and docs.
+  // "(384 x 355 x 384) -> [2 1 0] (8-byte elements)" for messages and docs.
   std::string describe() const;
 };
 

@@ -100,6 +100,80 @@ bool command_line_cases(const BenchArguments& arguments, std::vector<BenchCase>*
   return true;
 }
 
+bool parse_dtypes(const std::vector<std::string>& names, std::vector<DType>* dtypes, std::string* error) {
+  for (const std::string& name : names) {
+    DType dtype;
+    if (parse_dtype(name, &dtype) != Status::ok) {
+      *error = std::string("--dtype: ") + last_error_message();
+      return false;
+    }
+    dtypes->push_back(dtype);
+  }
+  return true;
+}
+
+// The case of --dims/--perm, once per --dtype (default f32).
+bool command_line_permute_cases(const BenchArguments& arguments, std::vector<BenchCase>* cases,
+                                std::string* error) {
+  PermuteCase permute_case;
+  std::vector<int64_t> perm;
+  if (!parse_integer_list(arguments.dims, "--dims", &permute_case.dims, error) ||
+      !parse_integer_list(arguments.perm, "--perm", &perm, error))
+    return false;
+  for (int64_t axis : perm)
+    permute_case.perm.push_back(axis > INT32_MAX ? -1 : static_cast<int>(axis));
+  std::vector<DType> dtypes;
+  if (!parse_dtypes(arguments.dtypes.empty() ? std::vector<std::string>{"f32"} : arguments.dtypes, &dtypes, error))
+    return false;
+  for (DType dtype : dtypes) {
+    BenchCase bench_case;
+    bench_case.kind = BenchCase::Kind::permute;
+    bench_case.permute = permute_case;
+    bench_case.permute.dtype = dtype;
+    bench_case.origin = "command line";
+    std::string why;
+    if (!validate_permute_case(bench_case.permute, &why)) {
+      *error = "--dims/--perm: " + why;
+      return false;
+    }
+    cases->push_back(bench_case);
+  }
+  return true;
+}
+
+// --dtype with a suite: each permute line once per type (2D lines name their own type).
+bool apply_suite_dtypes(const BenchArguments& arguments, std::vector<BenchCase>* cases, std::string* error) {
+  if (arguments.dtypes.empty()) return true;
+  std::vector<DType> dtypes;
+  if (!parse_dtypes(arguments.dtypes, &dtypes, error)) return false;
+  std::vector<BenchCase> expanded;
+  bool any_permute = false;
+  for (const BenchCase& bench_case : *cases) {
+    if (bench_case.kind != BenchCase::Kind::permute) {
+      expanded.push_back(bench_case);
+      continue;
+    }
+    any_permute = true;
+    for (DType dtype : dtypes) {
+      BenchCase typed = bench_case;
+      typed.permute.dtype = dtype;
+      std::string why;
+      if (!validate_permute_case(typed.permute, &why)) {
+        *error = typed.origin + ": " + typed.label() + ": " + why;
+        return false;
+      }
+      expanded.push_back(typed);
+    }
+  }
+  if (!any_permute) {
+    *error = "--dtype: with --suite it applies to the suite's permute lines, and this suite has none "
+             "(its 2D lines name their own dtype)";
+    return false;
+  }
+  *cases = std::move(expanded);
+  return true;
+}
+
 bool choose_device(const BenchArguments& arguments, Device* device, std::string* error) {
   if (arguments.device.empty()) {
     *device = cuda_device_count() > 0 ? Device::cuda : Device::cpu;
@@ -120,34 +194,66 @@ bool choose_device(const BenchArguments& arguments, Device* device, std::string*
   return true;
 }
 
-// The variants in run order: memcpy first (the baseline of every ratio), "auto" last.
-bool choose_kernels(const BenchArguments& arguments, BenchOptions* options, std::string* error) {
-  const std::vector<std::string> known = kernel_names(options->device);
-  std::vector<std::string> wanted = arguments.kernels;
-  if (wanted.empty()) {
+// The variants in run order for one kind of case: memcpy first (the baseline of every ratio),
+// "auto" last. `listed`: --kernels was given, and `wanted` holds the names of it this kind knows
+// (possibly none: then memcpy alone).
+std::vector<std::string> order_kernels(const std::vector<std::string>& known, std::vector<std::string> wanted,
+                                       bool listed, bool* baseline_added) {
+  if (!listed) {
+    wanted.clear();
     for (const std::string& name : known)
       if (name != "auto") wanted.push_back(name);
     wanted.emplace_back("auto");
   }
-  std::vector<std::string>& kernels = options->kernels;
-  kernels.clear();
-  for (const std::string& name : wanted) {
-    if (std::find(known.begin(), known.end(), name) == known.end()) {
-      std::string list;
-      for (const std::string& k : known) list += " " + k;
-      *error = "--kernels: unknown kernel '" + name + "' for " + xpose::to_string(options->device) +
-               " (known:" + list + ")";
-      return false;
-    }
+  std::vector<std::string> kernels;
+  for (const std::string& name : wanted)
     if (std::find(kernels.begin(), kernels.end(), name) == kernels.end()) kernels.push_back(name);
-  }
   const auto baseline = std::find(kernels.begin(), kernels.end(), kBaselineKernel);
-  options->baseline_added = baseline == kernels.end();
-  if (options->baseline_added) {
+  *baseline_added = baseline == kernels.end();
+  if (*baseline_added) {
     kernels.insert(kernels.begin(), kBaselineKernel);
   } else {
     std::rotate(kernels.begin(), baseline, baseline + 1);
   }
+  return kernels;
+}
+
+// 2D cases run the transpose kernels, permute cases the permute kernels. A name in --kernels must
+// be known to a kind of case the run has.
+bool choose_kernels(const BenchArguments& arguments, BenchOptions* options, std::string* error) {
+  bool has_matrix = false, has_permute = false;
+  for (const BenchCase& bench_case : options->cases)
+    (bench_case.kind == BenchCase::Kind::permute ? has_permute : has_matrix) = true;
+  const std::vector<std::string> matrix_known = kernel_names(options->device);
+  const std::vector<std::string> permute_known = permute_kernel_names(options->device);
+  const auto knows = [](const std::vector<std::string>& names, const std::string& name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
+  std::vector<std::string> matrix_wanted, permute_wanted;
+  for (const std::string& name : arguments.kernels) {
+    const bool matrix_name = has_matrix && knows(matrix_known, name);
+    const bool permute_name = has_permute && knows(permute_known, name);
+    if (!matrix_name && !permute_name) {
+      std::string list;
+      if (has_matrix) {
+        list += " transpose:";
+        for (const std::string& k : matrix_known) list += " " + k;
+      }
+      if (has_permute) {
+        list += has_matrix ? "; permute:" : " permute:";
+        for (const std::string& k : permute_known) list += " " + k;
+      }
+      *error = "--kernels: unknown kernel '" + name + "' for " + xpose::to_string(options->device) +
+               " (known:" + list + ")";
+      return false;
+    }
+    if (matrix_name) matrix_wanted.push_back(name);
+    if (permute_name) permute_wanted.push_back(name);
+  }
+  const bool listed = !arguments.kernels.empty();
+  options->kernels = order_kernels(matrix_known, matrix_wanted, listed, &options->baseline_added);
+  options->permute_kernels =
+      order_kernels(permute_known, permute_wanted, listed, &options->permute_baseline_added);
   return true;
 }
 
@@ -185,6 +291,9 @@ RunInfo make_run_info(const BenchOptions& options, const DeviceInfo& device) {
   else
     info.timer = "CUDA events around each launch (no launch gate)";
   info.naive_kernel = naive_kernel_name(options.device);
+  info.naive_permute_kernel = naive_permute_kernel_name(options.device);
+  for (const BenchCase& bench_case : options.cases)
+    (bench_case.kind == BenchCase::Kind::permute ? info.has_permute_cases : info.has_matrix_cases) = true;
   info.warmup = options.warmup;
   info.reps = options.reps;
   info.budget_seconds = options.budget_seconds;
@@ -220,20 +329,29 @@ CLI::Validator integer_at_least(int minimum) {
 
 CLI::App* add_bench_command(CLI::App& app, BenchArguments* a) {
   CLI::App* bench = app.add_subcommand(
-      "bench", "Time and verify every transpose variant on a device (see docs/cli.md)");
+      "bench", "Time and verify every transpose or permute variant on a device (see docs/cli.md)");
   CLI::Option* rows = bench->add_option("--rows", a->rows, "Rows of the input, e.g. 8192 or 1024,4096")
                           ->delimiter(',')->type_name("N[,N...]");
   bench->add_option("--cols", a->cols, "Columns of the input (default: = rows)")
       ->delimiter(',')->type_name("N[,N...]")->needs(rows);
-  bench->add_option("--dtype", a->dtypes, "Element types, e.g. f32,f64 (default f32)")
-      ->delimiter(',')->type_name("TYPE[,TYPE...]")->needs(rows);
+  bench->add_option("--dtype", a->dtypes,
+                    "Element types, e.g. f32,f64 (default f32; for a suite's permute lines f64)")
+      ->delimiter(',')->type_name("TYPE[,TYPE...]");
   bench->add_option("--batch", a->batch, "Matrices per case (default 1)")->type_name("N")->needs(rows);
   bench->add_option("--pad-in", a->pad_in, "Extra elements at the end of each input row (strided view)")
       ->type_name("N");
   bench->add_option("--pad-out", a->pad_out, "Extra elements at the end of each output row")
       ->type_name("N");
-  bench->add_option("--suite", a->suite, "Suite file, or a name in bench/suites/ (seeds, shapes2d)")
-      ->type_name("FILE")->excludes(rows);
+  CLI::Option* perm = bench->add_option("--perm", a->perm,
+                                        "Permutation for --dims: output dim i is input dim perm[i]")
+                          ->type_name("\"P0 P1 ...\"");
+  CLI::Option* dims = bench->add_option("--dims", a->dims,
+                                        "Input dims of a permutation, the last contiguous (with --perm)")
+                          ->type_name("\"D0 D1 ...\"")->excludes(rows)->needs(perm);
+  perm->needs(dims);
+  bench->add_option("--suite", a->suite,
+                    "Suite file, or a name in bench/suites/ (seeds, shapes2d, ttc57)")
+      ->type_name("FILE")->excludes(rows)->excludes(dims);
   bench->add_option("--device", a->device, "cpu or cuda (default: cuda when a GPU is visible)")
       ->type_name("DEVICE");
   bench->add_option("--kernels", a->kernels, "Variants to run (default: all of the device)")
@@ -270,8 +388,14 @@ bool resolve_bench_options(const BenchArguments& a, const CLI::App& bench, Bench
       return false;
     }
     if (!load_suite(options->suite_path, &options->cases, error)) return false;
+    if (!apply_suite_dtypes(a, &options->cases, error)) return false;
   } else if (!a.rows.empty()) {
     if (!command_line_cases(a, &options->cases, error)) return false;
+  } else if (!a.dims.empty()) {
+    if (!command_line_permute_cases(a, &options->cases, error)) return false;
+  } else if (!a.dtypes.empty()) {
+    *error = "--dtype needs --rows, --dims or --suite";
+    return false;
   } else if (options->device == Device::cuda) {
     options->suite_path = find_suite(kDefaultGpuSuite);
     if (options->suite_path.empty()) {

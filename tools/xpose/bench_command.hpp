@@ -19,6 +19,7 @@ constexpr int kExitUsage = 2;   // bad command line, missing file, bad suite lin
 // The options as typed; resolve_bench_options() checks them.
 struct BenchArguments {
   std::vector<std::string> rows, cols, dtypes;
+  std::string dims, perm;  // --dims "75 96 75 96" --perm "3 0 2 1"
   std::string batch = "1";
   std::string pad_in = "0", pad_out = "0";
   std::string suite;

@@ -16,9 +16,12 @@ struct BenchOptions {
   Device device = Device::cpu;
   std::vector<BenchCase> cases;
   std::string suite_path;  // "" when the cases came from the command line or the CPU default
-  // Variants in run order: the memcpy baseline first (always, even when not asked for).
+  // Variants in run order: the memcpy baseline first (always, even when not asked for). 2D cases
+  // run `kernels` (kernel_names), permute cases `permute_kernels` (permute_kernel_names).
   std::vector<std::string> kernels;
   bool baseline_added = false;  // memcpy was not in --kernels and runs anyway
+  std::vector<std::string> permute_kernels;
+  bool permute_baseline_added = false;
   int warmup = 3;
   int reps = 20;
   // Stop a variant's warm-up and its timed runs after this many seconds (once `min_reps` timed

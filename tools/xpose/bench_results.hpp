@@ -16,7 +16,7 @@ enum class Outcome {
   failed,          // verified run produced a wrong output
   not_applicable,  // the kernel cannot run this case (Plan::create said unsupported)
   error,           // a call failed: plan, execute, allocation, timing
-  skipped,         // not run at all (permute cases, for now)
+  skipped,         // not run at all
 };
 
 const char* to_string(Outcome outcome);
@@ -41,7 +41,7 @@ struct VariantResult {
 struct CaseResult {
   BenchCase bench_case;
   int number = 0, total = 0;  // "case 3 of 8"
-  int64_t bytes = 0;          // bytes of the input view (= of the output view)
+  int64_t bytes = 0;          // bytes of the input view's elements (= of the output view's)
   int64_t input_buffer_bytes = 0, output_buffer_bytes = 0;  // with padding
   int buffer_pairs = 1;       // input/output pairs the timed runs rotate over
   bool cache_resident = false;  // all pairs together still fit in twice the last-level cache
@@ -57,6 +57,9 @@ struct RunInfo {
   std::string suite_path;
   std::string timer;  // "CUDA events", "std::chrono::steady_clock"
   std::string naive_kernel;  // the kernel speedups are relative to
+  std::string naive_permute_kernel;  // the same for permute cases
+  bool has_permute_cases = false;
+  bool has_matrix_cases = false;
   int warmup = 0, reps = 0;
   double budget_seconds = 0;
   int min_reps = 0;

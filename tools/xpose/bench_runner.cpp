@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <new>
 
+#include "core/permute_problem.hpp"
+#include "cpu/permute_reference.hpp"
 #include "cpu/reference.hpp"
 #include "test_data.hpp"
 
@@ -82,11 +84,20 @@ bool allocate_buffers(BenchDevice& device, int wanted, const std::vector<unsigne
   return true;
 }
 
+// What the runner needs of a case, whatever its kind: sizes, and how to check an output.
+struct CaseChecks {
+  int64_t output_bytes = 0;  // the output view's extent, padding included
+  // A transposing (permuting) variant's output against the expected bytes; a copy baseline's
+  // against the input.
+  std::function<bool(const unsigned char* actual, const unsigned char* expected, std::string* why)> result;
+  std::function<bool(const unsigned char* actual, const unsigned char* input, std::string* why)> copy;
+};
+
 // The verified run: pair 0's output poisoned, one execute, every byte compared.
-void verify_variant(BenchDevice& device, const Plan& plan, const detail::Transpose2D& problem,
+void verify_variant(BenchDevice& device, const Plan& plan, const CaseChecks& checks,
                     const CaseBuffers& buffers, const std::vector<unsigned char>& input,
                     const std::vector<unsigned char>& expected, VariantResult* result) {
-  const int64_t output_bytes = problem.output_extent() * problem.elem_size;
+  const int64_t output_bytes = checks.output_bytes;
   std::string error;
   if (!device.fill_bytes(buffers.outputs[0].data(), 0xFF, output_bytes, &error)) {
     result->outcome = Outcome::error;
@@ -104,9 +115,8 @@ void verify_variant(BenchDevice& device, const Plan& plan, const detail::Transpo
     result->note = error;
     return;
   }
-  const bool correct = result->transposes
-                           ? compare_transposed(actual, expected.data(), problem, &result->note)
-                           : compare_copied(actual, input.data(), problem, &result->note);
+  const bool correct = result->transposes ? checks.result(actual, expected.data(), &result->note)
+                                          : checks.copy(actual, input.data(), &result->note);
   result->outcome = correct ? Outcome::passed : Outcome::failed;
 }
 
@@ -149,20 +159,22 @@ void derive_figures(const std::string& naive_kernel, int64_t bytes, CaseResult* 
 }
 
 // One plan per variant. A kernel that cannot run the case is n/a, found before any memory is
-// spent on it.
-void create_plans(const BenchOptions& options, Device device, const MatrixCase& matrix_case,
+// spent on it. `create` makes the plan of one kernel; `transposes` says whether a kernel computes
+// the result (false for the copy baselines).
+void create_plans(const std::vector<std::string>& kernels, bool baseline_added,
+                  const std::function<Status(Plan&, const PlanOptions&)>& create,
+                  const std::function<bool(const std::string&)>& transposes, int threads,
                   std::vector<Plan>* plans, std::vector<VariantResult>* variants) {
-  plans->assign(options.kernels.size(), Plan{});
-  for (size_t k = 0; k < options.kernels.size(); ++k) {
+  plans->assign(kernels.size(), Plan{});
+  for (size_t k = 0; k < kernels.size(); ++k) {
     VariantResult variant;
-    variant.kernel = options.kernels[k];
-    variant.transposes = kernel_transposes(device, variant.kernel);
-    variant.added_as_baseline = options.baseline_added && variant.kernel == kBaselineKernel;
+    variant.kernel = kernels[k];
+    variant.transposes = transposes(variant.kernel);
+    variant.added_as_baseline = baseline_added && variant.kernel == kBaselineKernel;
     PlanOptions plan_options;
     plan_options.kernel = variant.kernel;
-    plan_options.threads = options.threads;
-    const Status status =
-        Plan::create((*plans)[k], matrix_case.matrix(), matrix_case.dtype, device, plan_options);
+    plan_options.threads = threads;
+    const Status status = create((*plans)[k], plan_options);
     if (status == Status::ok) {
       variant.chosen_kernel = (*plans)[k].kernel_name();
     } else if (status == Status::unsupported) {
@@ -182,16 +194,15 @@ struct HostData {
   std::vector<unsigned char> input, expected;
 };
 
-bool prepare_host_data(const detail::Transpose2D& problem, bool needs_expected, uint64_t seed,
-                       HostData* data, std::string* error) {
-  const int64_t input_bytes = problem.input_extent() * problem.elem_size;
-  const int64_t output_bytes = problem.output_extent() * problem.elem_size;
+bool prepare_host_data(int64_t input_bytes, int64_t output_bytes, DType type,
+                       const std::function<void(const unsigned char*, unsigned char*)>& reference,
+                       bool needs_expected, uint64_t seed, HostData* data, std::string* error) {
   try {
     data->input.resize(static_cast<size_t>(input_bytes));
-    fill_random(data->input.data(), input_bytes, problem.type, seed);
+    fill_random(data->input.data(), input_bytes, type, seed);
     if (needs_expected) {
       data->expected.assign(static_cast<size_t>(output_bytes), 0xFF);
-      detail::transpose_reference(data->input.data(), data->expected.data(), problem);
+      reference(data->input.data(), data->expected.data());
     }
   } catch (const std::bad_alloc&) {
     *error = "cannot allocate host memory for the input and expected output (" +
@@ -211,6 +222,57 @@ Outcome case_outcome(const CaseResult& result) {
   return outcome;
 }
 
+// The part of a case common to both kinds, once its plans exist: host data, buffers, the
+// verified run and the timed runs of every variant, and the derived figures.
+void run_variants(BenchDevice& device, const BenchOptions& options, const BenchCase& bench_case,
+                  int case_number, DType type,
+                  const std::function<void(const unsigned char*, unsigned char*)>& reference,
+                  const CaseChecks& checks, const std::vector<Plan>& plans, const char* naive_kernel,
+                  Progress& progress, CaseResult* result) {
+  const int64_t pair_bytes = result->input_buffer_bytes + result->output_buffer_bytes;
+  bool any_runnable = false, any_transposing = false;
+  for (size_t k = 0; k < plans.size(); ++k) {
+    any_runnable = any_runnable || plans[k].valid();
+    any_transposing = any_transposing || (plans[k].valid() && result->variants[k].transposes);
+  }
+
+  HostData host;
+  CaseBuffers buffers;
+  std::string error;
+  if (any_runnable &&
+      (!prepare_host_data(result->input_buffer_bytes, result->output_buffer_bytes, type, reference,
+                          any_transposing, case_seed(options.seed, case_number), &host, &error) ||
+       !allocate_buffers(device, wanted_buffer_pairs(pair_bytes, device.info().cache_bytes), host.input,
+                         result->output_buffer_bytes, &buffers, &error))) {
+    buffers = CaseBuffers{};
+    result->outcome = Outcome::error;
+    result->note = error;
+  }
+  result->buffer_pairs = std::max(buffers.pairs(), 1);
+  const int64_t cache_bytes = device.info().cache_bytes;
+  result->cache_resident = cache_bytes > 0 && result->buffer_pairs * pair_bytes < 2 * cache_bytes;
+
+  TimingRequest request;
+  request.warmup = options.warmup;
+  request.reps = options.reps;
+  request.budget_seconds = options.budget_seconds;
+  request.min_reps = options.min_reps;
+  for (size_t k = 0; k < plans.size(); ++k) {
+    VariantResult& variant = result->variants[k];
+    progress.step(bench_case.label() + " " + variant.kernel);
+    if (!plans[k].valid()) continue;
+    if (buffers.pairs() == 0) {
+      variant.outcome = Outcome::error;
+      variant.note = "not run: " + error;
+      continue;
+    }
+    verify_variant(device, plans[k], checks, buffers, host.input, host.expected, &variant);
+    if (variant.outcome != Outcome::error) time_variant(device, plans[k], buffers, request, &variant);
+  }
+  derive_figures(naive_kernel, result->bytes, result);
+  result->outcome = case_outcome(*result);
+}
+
 CaseResult run_matrix_case(BenchDevice& device, const BenchOptions& options,
                            const BenchCase& bench_case, int case_number, Progress& progress) {
   CaseResult result;
@@ -225,50 +287,70 @@ CaseResult run_matrix_case(BenchDevice& device, const BenchOptions& options,
   result.bytes = problem.bytes();
   result.input_buffer_bytes = problem.input_extent() * problem.elem_size;
   result.output_buffer_bytes = problem.output_extent() * problem.elem_size;
-  const int64_t pair_bytes = result.input_buffer_bytes + result.output_buffer_bytes;
 
   std::vector<Plan> plans;
-  create_plans(options, target, bench_case.matrix, &plans, &result.variants);
-  bool any_runnable = false, any_transposing = false;
-  for (size_t k = 0; k < plans.size(); ++k) {
-    any_runnable = any_runnable || plans[k].valid();
-    any_transposing = any_transposing || (plans[k].valid() && result.variants[k].transposes);
-  }
+  create_plans(
+      options.kernels, options.baseline_added,
+      [&](Plan& plan, const PlanOptions& plan_options) {
+        return Plan::create(plan, bench_case.matrix.matrix(), bench_case.matrix.dtype, target, plan_options);
+      },
+      [&](const std::string& kernel) { return kernel_transposes(target, kernel); }, options.threads, &plans,
+      &result.variants);
+  CaseChecks checks;
+  checks.output_bytes = result.output_buffer_bytes;
+  checks.result = [&](const unsigned char* actual, const unsigned char* expected, std::string* why) {
+    return compare_transposed(actual, expected, problem, why);
+  };
+  checks.copy = [&](const unsigned char* actual, const unsigned char* input, std::string* why) {
+    return compare_copied(actual, input, problem, why);
+  };
+  run_variants(
+      device, options, bench_case, case_number, problem.type,
+      [&](const unsigned char* input, unsigned char* expected) {
+        detail::transpose_reference(input, expected, problem);
+      },
+      checks, plans, naive_kernel_name(target), progress, &result);
+  return result;
+}
 
-  HostData host;
-  CaseBuffers buffers;
-  std::string error;
-  if (any_runnable &&
-      (!prepare_host_data(problem, any_transposing, case_seed(options.seed, case_number), &host, &error) ||
-       !allocate_buffers(device, wanted_buffer_pairs(pair_bytes, device.info().cache_bytes), host.input,
-                         result.output_buffer_bytes, &buffers, &error))) {
-    buffers = CaseBuffers{};
+CaseResult run_permute_case(BenchDevice& device, const BenchOptions& options,
+                            const BenchCase& bench_case, int case_number, Progress& progress) {
+  CaseResult result;
+  result.bench_case = bench_case;
+  const Device target = device.info().device;
+  const PermuteCase& permute_case = bench_case.permute;
+  detail::PermuteProblem problem;
+  if (detail::make_permute_problem(permute_case.permutation(), permute_case.dtype, &problem) != Status::ok) {
     result.outcome = Outcome::error;
-    result.note = error;
+    result.note = last_error_message();
+    return result;
   }
-  result.buffer_pairs = std::max(buffers.pairs(), 1);
-  const int64_t cache_bytes = device.info().cache_bytes;
-  result.cache_resident = cache_bytes > 0 && result.buffer_pairs * pair_bytes < 2 * cache_bytes;
+  result.bytes = problem.bytes();
+  result.input_buffer_bytes = problem.input_extent * problem.elem_size;
+  result.output_buffer_bytes = problem.output_extent * problem.elem_size;
 
-  TimingRequest request;
-  request.warmup = options.warmup;
-  request.reps = options.reps;
-  request.budget_seconds = options.budget_seconds;
-  request.min_reps = options.min_reps;
-  for (size_t k = 0; k < plans.size(); ++k) {
-    VariantResult& variant = result.variants[k];
-    progress.step(bench_case.label() + " " + variant.kernel);
-    if (!plans[k].valid()) continue;
-    if (buffers.pairs() == 0) {
-      variant.outcome = Outcome::error;
-      variant.note = "not run: " + error;
-      continue;
-    }
-    verify_variant(device, plans[k], problem, buffers, host.input, host.expected, &variant);
-    if (variant.outcome != Outcome::error) time_variant(device, plans[k], buffers, request, &variant);
-  }
-  derive_figures(naive_kernel_name(target), result.bytes, &result);
-  result.outcome = case_outcome(result);
+  std::vector<Plan> plans;
+  create_plans(
+      options.permute_kernels, options.permute_baseline_added,
+      [&](Plan& plan, const PlanOptions& plan_options) {
+        return Plan::create_permute(plan, permute_case.permutation(), permute_case.dtype, target, plan_options);
+      },
+      [&](const std::string& kernel) { return permute_kernel_permutes(target, kernel); }, options.threads,
+      &plans, &result.variants);
+  CaseChecks checks;
+  checks.output_bytes = result.output_buffer_bytes;
+  checks.result = [&](const unsigned char* actual, const unsigned char* expected, std::string* why) {
+    return compare_permuted(actual, expected, problem, why);
+  };
+  checks.copy = [&](const unsigned char* actual, const unsigned char* input, std::string* why) {
+    return compare_copied(actual, input, problem, why);
+  };
+  run_variants(
+      device, options, bench_case, case_number, problem.type,
+      [&](const unsigned char* input, unsigned char* expected) {
+        detail::permute_reference(input, expected, problem);
+      },
+      checks, plans, naive_permute_kernel_name(target), progress, &result);
   return result;
 }
 
@@ -278,10 +360,15 @@ const char* naive_kernel_name(Device device) {
   return device == Device::cuda ? "naive_read_contiguous" : "reference";
 }
 
+const char* naive_permute_kernel_name(Device device) {
+  return device == Device::cuda ? "naive" : "reference";
+}
+
 int count_steps(const BenchOptions& options) {
   int steps = 0;
   for (const BenchCase& bench_case : options.cases)
-    if (bench_case.kind == BenchCase::Kind::matrix) steps += static_cast<int>(options.kernels.size());
+    steps += static_cast<int>(bench_case.kind == BenchCase::Kind::matrix ? options.kernels.size()
+                                                                         : options.permute_kernels.size());
   return steps;
 }
 
@@ -290,14 +377,9 @@ void run_bench(BenchDevice& device, const BenchOptions& options, Progress& progr
   const int total = static_cast<int>(options.cases.size());
   for (int index = 0; index < total; ++index) {
     const BenchCase& bench_case = options.cases[index];
-    CaseResult result;
-    if (bench_case.kind == BenchCase::Kind::permute) {
-      result.bench_case = bench_case;
-      result.outcome = Outcome::skipped;
-      result.note = "permute not supported yet";
-    } else {
-      result = run_matrix_case(device, options, bench_case, index + 1, progress);
-    }
+    CaseResult result = bench_case.kind == BenchCase::Kind::permute
+                            ? run_permute_case(device, options, bench_case, index + 1, progress)
+                            : run_matrix_case(device, options, bench_case, index + 1, progress);
     result.number = index + 1;
     result.total = total;
     progress.clear();

@@ -1,7 +1,8 @@
-// The device-agnostic bench loop. For each case: create a plan per variant (Plan::create with
-// PlanOptions{kernel = name}); fill the input with fresh random data; run each variant once into
-// an output poisoned with 0xFF and check every byte against the reference (or, for the copy
-// baselines, against the input); then warm up and time it. Derived figures (GB/s, % of memcpy,
+// The device-agnostic bench loop. For each case: create a plan per variant (Plan::create, or
+// Plan::create_permute for a permute case, with PlanOptions{kernel = name}); fill the input with
+// fresh random data; run each variant once into an output poisoned with 0xFF and check every
+// byte against the reference (or, for the copy baselines, against the input); then warm up and
+// time it. Derived figures (GB/s, % of memcpy,
 // speedup over the naive kernel) are filled in once every variant of the case has run.
 #pragma once
 
@@ -17,6 +18,8 @@ namespace xpose::cli {
 // The kernel whose speed the others are compared with: the seeds' naive read-contiguous kernel
 // on the GPU, the plain reference loops on the CPU.
 const char* naive_kernel_name(Device device);
+// The same for permute cases: the naive permute kernel on the GPU, the reference on the CPU.
+const char* naive_permute_kernel_name(Device device);
 constexpr const char* kBaselineKernel = "memcpy";
 
 // Measurement steps (case x variant) a run will take, for the progress line.

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "core/kernel_registry.hpp"
+#include "core/permute_registry.hpp"
 
 namespace xpose::cli {
 namespace {
@@ -19,6 +20,15 @@ void list_kernels(const std::vector<detail::Kernel>& kernels) {
                 kernel.summary);
 }
 
+void list_permute_kernels(const std::vector<detail::PermuteKernel>& kernels) {
+  size_t width = std::strlen("auto");
+  for (const detail::PermuteKernel& kernel : kernels) width = std::max(width, std::strlen(kernel.name));
+  const int name_width = static_cast<int>(width) + 2;
+  std::printf("  %-*s%-11s%s\n", name_width, "auto", "permute", "the production choice for each tensor");
+  for (const detail::PermuteKernel& kernel : kernels)
+    std::printf("  %-*s%-11s%s\n", name_width, kernel.name, kernel.permutes ? "permute" : "copy", kernel.summary);
+}
+
 }  // namespace
 
 CLI::App* add_kernels_command(CLI::App& app) {
@@ -28,6 +38,8 @@ CLI::App* add_kernels_command(CLI::App& app) {
 int run_kernels_command() {
   std::printf("cpu:\n");
   list_kernels(detail::cpu_kernels());
+  std::printf("cpu, permute (--dims/--perm and permute suite lines):\n");
+  list_permute_kernels(detail::cpu_permute_kernels());
   if (!cuda_compiled()) {
     std::printf("cuda: not built (nvcc was not found at configure time)\n");
     return 0;
@@ -35,6 +47,8 @@ int run_kernels_command() {
   const int devices = cuda_device_count();
   std::printf("cuda (%d device%s visible):\n", devices, devices == 1 ? "" : "s");
   list_kernels(detail::cuda_kernels());
+  std::printf("cuda, permute:\n");
+  list_permute_kernels(detail::cuda_permute_kernels());
   return 0;
 }
 

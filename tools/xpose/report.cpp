@@ -53,7 +53,7 @@ std::string summary_line(const RunSummary& summary) {
        << summary.not_applicable << " n/a, " << summary.errors << " errors";
   if (summary.skipped_cases > 0)
     text << "; " << summary.skipped_cases << (summary.skipped_cases == 1 ? " case" : " cases")
-         << " skipped (permute not supported yet)";
+         << " skipped";
   return text.str();
 }
 

@@ -1,4 +1,4 @@
-// CSV: a header row, then one row per case and variant (a permute case is one row, skipped).
+// CSV: a header row, then one row per case and variant (permute cases leave the 2D columns empty).
 // Empty fields mean "not measured".
 #include <cstdio>
 #include <string>
@@ -37,19 +37,22 @@ class CsvWriter final : public ReportWriter {
 
   void add_case(const CaseResult& result) override {
     const BenchCase& bench_case = result.bench_case;
-    if (bench_case.kind == BenchCase::Kind::permute || result.variants.empty()) {
+    const bool permute = bench_case.kind == BenchCase::Kind::permute;
+    if (result.variants.empty()) {
       write_row({device_, device_name_, bench_case.label(), "", "", "", "", "", "", "", "", "", "",
                  to_string(result.outcome), "", "", "", "", "", "", "", "", "", result.note});
       return;
     }
+    // A permute case has no rows, cols, batch or leading dimensions: its label names the dims.
     const MatrixCase& m = bench_case.matrix;
     const Matrix view = m.matrix();
+    const auto matrix_field = [permute](int64_t value) { return permute ? std::string() : std::to_string(value); };
     for (const VariantResult& variant : result.variants) {
       const bool timed = variant.timed();
-      write_row({device_, device_name_, bench_case.label(), std::to_string(m.rows),
-                 std::to_string(m.cols), xpose::to_string(m.dtype), std::to_string(m.batch),
-                 std::to_string(view.ld_in ? view.ld_in : m.cols),
-                 std::to_string(view.ld_out ? view.ld_out : m.rows), std::to_string(result.bytes),
+      write_row({device_, device_name_, bench_case.label(), matrix_field(m.rows), matrix_field(m.cols),
+                 xpose::to_string(permute ? bench_case.permute.dtype : m.dtype), matrix_field(m.batch),
+                 matrix_field(view.ld_in ? view.ld_in : m.cols),
+                 matrix_field(view.ld_out ? view.ld_out : m.rows), std::to_string(result.bytes),
                  variant.kernel, variant.chosen_kernel, variant.transposes ? "true" : "false",
                  to_string(variant.outcome),
                  timed ? number(variant.median_seconds * 1e6, 3) : "",

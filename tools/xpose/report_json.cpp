@@ -2,6 +2,9 @@
 // Figures that were not measured are null.
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+#include <vector>
+
 #include "report.hpp"
 
 namespace xpose::cli {
@@ -59,9 +62,22 @@ Json case_json(const CaseResult& result) {
   json["label"] = bench_case.label();
   json["origin"] = bench_case.origin;
   if (bench_case.kind == BenchCase::Kind::permute) {
+    const PermuteCase& p = bench_case.permute;
     json["kind"] = "permute";
-    json["dims"] = bench_case.permute.dims;
-    json["perm"] = bench_case.permute.perm;
+    json["dims"] = p.dims;
+    json["perm"] = p.perm;
+    std::vector<int64_t> out_dims;
+    for (int axis : p.perm) out_dims.push_back(p.dims[static_cast<size_t>(axis)]);
+    json["out_dims"] = out_dims;
+    json["dtype"] = xpose::to_string(p.dtype);
+    json["element_bytes"] = size_of(p.dtype);
+    json["bytes"] = result.bytes;
+    json["input_mb"] = static_cast<double>(result.bytes) / 1e6;
+    json["output_mb"] = static_cast<double>(result.bytes) / 1e6;
+    json["input_buffer_bytes"] = result.input_buffer_bytes;
+    json["output_buffer_bytes"] = result.output_buffer_bytes;
+    json["buffer_pairs"] = result.buffer_pairs;
+    json["cache_resident"] = result.cache_resident;
   } else {
     const MatrixCase& m = bench_case.matrix;
     const Matrix view = m.matrix();
@@ -111,6 +127,7 @@ class JsonWriter final : public ReportWriter {
     settings["seed"] = info.seed;
     settings["baseline_kernel"] = "memcpy";
     settings["naive_kernel"] = info.naive_kernel;
+    settings["naive_permute_kernel"] = info.naive_permute_kernel;
     settings["bandwidth"] = "2 * bytes / median_seconds / 1e9";
     run_["settings"] = settings;
     run_["cases"] = Json::array();

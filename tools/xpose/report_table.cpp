@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <iomanip>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "report.hpp"
 
@@ -13,6 +15,13 @@ namespace {
 std::string fixed(double value, int decimals, const char* suffix = "") {
   char text[48];
   std::snprintf(text, sizeof text, "%.*f%s", decimals, value, suffix);
+  return text;
+}
+
+// "75 x 96 x 75 x 96"
+std::string join_dims(const std::vector<int64_t>& dims) {
+  std::string text;
+  for (int64_t d : dims) text += (text.empty() ? "" : " x ") + std::to_string(d);
   return text;
 }
 
@@ -43,7 +52,12 @@ class TableWriter final : public ReportWriter {
            << info.min_reps << " timed runs)";
     out_ << "\n";
     out_ << "Columns:   GB/s = 2 x bytes / median time (decimal); % memcpy = memcpy time / time;"
-         << " speedup = " << info.naive_kernel << " time / time\n";
+         << " speedup = ";
+    if (info.has_matrix_cases || !info.has_permute_cases) out_ << info.naive_kernel << " time / time";
+    if (info.has_matrix_cases && info.has_permute_cases) out_ << " (permute cases: ";
+    if (info.has_permute_cases) out_ << info.naive_permute_kernel << " time / time";
+    if (info.has_matrix_cases && info.has_permute_cases) out_ << ")";
+    out_ << "\n";
     out_ << "Date:      " << info.date_utc << ", seed " << info.seed;
     if (!info.suite_path.empty()) out_ << ", suite " << info.suite_path;
     out_ << "\n" << std::flush;
@@ -53,13 +67,18 @@ class TableWriter final : public ReportWriter {
     const BenchCase& bench_case = result.bench_case;
     out_ << "\n[" << result.number << "/" << result.total << "] ";
     if (bench_case.kind == BenchCase::Kind::permute) {
-      out_ << bench_case.label() << ": " << result.note << "\n" << std::flush;
-      return;
+      const PermuteCase& p = bench_case.permute;
+      out_ << "Permute " << join_dims(p.dims) << " -> ";
+      std::vector<int64_t> out_dims;
+      for (int axis : p.perm) out_dims.push_back(axis >= 0 && axis < static_cast<int>(p.dims.size()) ? p.dims[axis] : 0);
+      out_ << join_dims(out_dims) << " (perm";
+      for (int axis : p.perm) out_ << " " << axis;
+      out_ << ") " << xpose::to_string(p.dtype);
+    } else {
+      const MatrixCase& m = bench_case.matrix;
+      out_ << "Matrix " << m.rows << " x " << m.cols << " " << xpose::to_string(m.dtype) << ", batch " << m.batch;
     }
-    const MatrixCase& m = bench_case.matrix;
-    out_ << "Matrix " << m.rows << " x " << m.cols << " " << xpose::to_string(m.dtype) << ", batch "
-         << m.batch << ": input " << format_megabytes(result.bytes) << ", output "
-         << format_megabytes(result.bytes);
+    out_ << ": input " << format_megabytes(result.bytes) << ", output " << format_megabytes(result.bytes);
     if (result.input_buffer_bytes != result.bytes || result.output_buffer_bytes != result.bytes)
       out_ << " (buffers with row padding: " << format_megabytes(result.input_buffer_bytes) << " in, "
            << format_megabytes(result.output_buffer_bytes) << " out)";

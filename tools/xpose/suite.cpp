@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/permute_problem.hpp"
 #include "core/problem.hpp"
 
 namespace xpose::cli {
@@ -96,7 +97,7 @@ bool parse_permute_line(const std::vector<std::string>& words, BenchCase* bench_
     }
   }
   bench_case->kind = BenchCase::Kind::permute;
-  return true;
+  return validate_permute_case(p, why);
 }
 
 }  // namespace
@@ -118,6 +119,7 @@ std::string BenchCase::label() const {
     for (int64_t dim : permute.dims) text << ' ' << dim;
     text << " | perm";
     for (int axis : permute.perm) text << ' ' << axis;
+    text << ' ' << to_string(permute.dtype);
     return text.str();
   }
   text << matrix.rows << 'x' << matrix.cols << ' ' << to_string(matrix.dtype);
@@ -143,6 +145,34 @@ bool validate_matrix_case(const MatrixCase& matrix_case, std::string* why) {
   detail::Transpose2D problem;
   if (detail::make_problem(matrix_case.matrix(), matrix_case.dtype, &problem) != Status::ok) {
     *why = last_error_message();
+    return false;
+  }
+  return true;
+}
+
+bool validate_permute_case(const PermuteCase& permute_case, std::string* why) {
+  detail::PermuteProblem problem;
+  if (detail::make_permute_problem(permute_case.permutation(), permute_case.dtype, &problem) != Status::ok) {
+    *why = last_error_message();
+    return false;
+  }
+  return true;
+}
+
+bool parse_integer_list(const std::string& text, const char* what, std::vector<int64_t>* values,
+                        std::string* why) {
+  std::string spaced = text;
+  std::replace(spaced.begin(), spaced.end(), ',', ' ');
+  for (const std::string& word : split_words(spaced)) {
+    int64_t value = 0;
+    if (word != "0" && !parse_positive(word, &value)) {
+      *why = std::string(what) + ": '" + word + "' is not a non-negative integer";
+      return false;
+    }
+    values->push_back(value);
+  }
+  if (values->empty()) {
+    *why = std::string(what) + ": no values in '" + text + "'";
     return false;
   }
   return true;

@@ -2,7 +2,8 @@
 //
 // A suite is text, one case per line, `#` starts a comment:
 //   rows cols dtype [batch]          a (batched) 2D transpose, e.g. "8192 8192 f64"
-//   dims d0 d1 ... | perm p0 p1 ...  an N-D permutation (parsed and reported; not run yet)
+//   dims d0 d1 ... | perm p0 p1 ...  an N-D permutation (the dtype comes from --dtype; f64 by
+//                                    default, as the TTC papers time)
 #pragma once
 
 #include <cstdint>
@@ -29,6 +30,9 @@ struct MatrixCase {
 struct PermuteCase {
   std::vector<int64_t> dims;
   std::vector<int> perm;
+  DType dtype = DType::f64;
+
+  Permutation permutation() const { return {dims, perm, {}, {}}; }
 };
 
 struct BenchCase {
@@ -38,7 +42,7 @@ struct BenchCase {
   PermuteCase permute;  // kind == permute
   std::string origin;   // "file:line" or "command line", for messages
 
-  // "8192x8192 f64", "256x256 f32 batch 1024", "dims 75 96 | perm 1 0".
+  // "8192x8192 f64", "256x256 f32 batch 1024", "dims 75 96 | perm 1 0 f64".
   std::string label() const;
 };
 
@@ -50,6 +54,13 @@ bool load_suite(const std::string& path, std::vector<BenchCase>* cases, std::str
 
 // Checks a 2D case the way the library will (positive sizes, no overflow); `why` names the problem.
 bool validate_matrix_case(const MatrixCase& matrix_case, std::string* why);
+// Likewise a permutation (rank, perm, overflow).
+bool validate_permute_case(const PermuteCase& permute_case, std::string* why);
+
+// Parses "75 96 75 96" or "75,96,75,96" (--dims, --perm): non-negative integers separated by
+// spaces or commas; `what` names the list in the error.
+bool parse_integer_list(const std::string& text, const char* what, std::vector<int64_t>* values,
+                        std::string* why);
 
 // Parses a positive decimal integer (no sign, no suffix); false for anything else or overflow.
 bool parse_positive(const std::string& text, int64_t* value);

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstring>
 #include <sstream>
+#include <string>
+#include <vector>
 
 namespace xpose::cli {
 namespace {
@@ -142,6 +144,70 @@ bool compare_copied(const unsigned char* actual, const unsigned char* input,
        << hex_element(actual + element * p.elem_size, p.elem_size) << ", expected "
        << hex_element(input + element * p.elem_size, p.elem_size) << "; "
        << count_different_elements(actual, input, bytes, p.elem_size) << " of " << p.elements()
+       << " elements differ";
+  *why = text.str();
+  return false;
+}
+
+namespace {
+
+// "[3][0][7]" from coordinates.
+std::string index_text(const std::vector<int64_t>& coordinates) {
+  std::string text;
+  for (int64_t c : coordinates) text += "[" + std::to_string(c) + "]";
+  return text;
+}
+
+}  // namespace
+
+bool compare_permuted(const unsigned char* actual, const unsigned char* expected,
+                      const detail::PermuteProblem& p, std::string* why) {
+  const int64_t bytes = p.output_extent * p.elem_size;
+  const int64_t offset = first_difference(actual, expected, bytes);
+  if (offset < 0) return true;
+  const int64_t element = offset / p.elem_size;
+  // Output coordinates of that offset, by the output strides from the largest down; it lies in
+  // the view when every coordinate is in range and nothing is left over.
+  const Permutation& given = p.permutation;
+  std::vector<int> order(static_cast<size_t>(p.rank));
+  for (int i = 0; i < p.rank; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](int a, int b) { return given.out_strides[a] > given.out_strides[b]; });
+  std::vector<int64_t> out_index(static_cast<size_t>(p.rank), 0), in_index(static_cast<size_t>(p.rank), 0);
+  int64_t rest = element;
+  bool in_view = true;
+  for (int i : order) {
+    const int64_t size = given.dims[given.perm[i]], stride = given.out_strides[i];
+    out_index[i] = size > 1 && stride > 0 ? std::min(rest / stride, size - 1) : 0;
+    rest -= out_index[i] * stride;
+    in_index[given.perm[i]] = out_index[i];
+  }
+  in_view = rest == 0;
+  std::ostringstream text;
+  if (in_view) {
+    text << "out" << index_text(out_index) << " is " << hex_element(actual + element * p.elem_size, p.elem_size)
+         << ", expected in" << index_text(in_index) << " = "
+         << hex_element(expected + element * p.elem_size, p.elem_size);
+  } else {
+    text << "byte " << offset << " of the output, outside the view (padding), changed from 0x" << std::hex
+         << static_cast<int>(expected[offset]) << " to 0x" << static_cast<int>(actual[offset]) << std::dec;
+  }
+  text << "; " << count_different_elements(actual, expected, bytes, p.elem_size) << " of " << p.output_extent
+       << " output elements differ";
+  *why = text.str();
+  return false;
+}
+
+bool compare_copied(const unsigned char* actual, const unsigned char* input, const detail::PermuteProblem& p,
+                    std::string* why) {
+  const int64_t bytes = p.bytes();
+  const int64_t offset = first_difference(actual, input, bytes);
+  if (offset < 0) return true;
+  const int64_t element = offset / p.elem_size;
+  std::ostringstream text;
+  text << "copied element " << element << " is " << hex_element(actual + element * p.elem_size, p.elem_size)
+       << ", expected " << hex_element(input + element * p.elem_size, p.elem_size) << "; "
+       << count_different_elements(actual, input, bytes, p.elem_size) << " of " << p.elements
        << " elements differ";
   *why = text.str();
   return false;

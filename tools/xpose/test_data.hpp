@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/permute_problem.hpp"
 #include "core/problem.hpp"
 
 namespace xpose::cli {
@@ -23,5 +24,12 @@ bool compare_transposed(const unsigned char* actual, const unsigned char* expect
 // For the copy baselines: `actual` must equal the packed input bytes.
 bool compare_copied(const unsigned char* actual, const unsigned char* input,
                     const detail::Transpose2D& problem, std::string* why);
+
+// The same for a permutation: `actual` and `expected` hold the whole output extent; `why` names
+// the first wrong element by its output and input coordinates.
+bool compare_permuted(const unsigned char* actual, const unsigned char* expected,
+                      const detail::PermuteProblem& problem, std::string* why);
+bool compare_copied(const unsigned char* actual, const unsigned char* input,
+                    const detail::PermuteProblem& problem, std::string* why);
 
 }  // namespace xpose::cli
