@@ -15,16 +15,18 @@ namespace xpose::cuda {
 
 template <int Size, bool Compact> struct TileTuning;
 
-// u8 16384^2: 93% of memcpy with the register cap (4 blocks), 90% without.
+// Blocks per SM is the lever that mattered most (docs/kernels.md, runs 5-7): 2 blocks per SM
+// (what the compiler picks with no cap for these shapes) loses 10-15 points.
+// u8 16384^2: 93% of memcpy with 4 blocks per SM, 90% with 3.
 template <> struct TileTuning<1, false> { static constexpr int kRows = 128, kCols = 128, kThreads = 256, kMinBlocks = 4; };
-// f16 16384^2: 97% without a cap, 89% with 4 blocks.
-template <> struct TileTuning<2, false> { static constexpr int kRows = 64, kCols = 128, kThreads = 256, kMinBlocks = 1; };
-// f32 8192^2 and 16384^2: 95-97%; with the 4-block cap 88%.
-template <> struct TileTuning<4, false> { static constexpr int kRows = 64, kCols = 64, kThreads = 256, kMinBlocks = 1; };
-// f64 8192^2: 64x64 96%, 64x32 95%, 32x64 95%, 32x32 86%.
+// f16 16384^2: 93-97% with 3 blocks per SM, 89% with 4, 80% with 2.
+template <> struct TileTuning<2, false> { static constexpr int kRows = 64, kCols = 128, kThreads = 256, kMinBlocks = 3; };
+// f32 8192^2: 93-97% with 3 blocks per SM, 88% with 4, 81% with 2.
+template <> struct TileTuning<4, false> { static constexpr int kRows = 64, kCols = 64, kThreads = 256, kMinBlocks = 3; };
+// f64 8192^2: 64x64 96%, 64x32 95%, 32x64 95%, 32x32 86% (no cap: 2 blocks of 32 KiB).
 template <> struct TileTuning<8, false> { static constexpr int kRows = 64, kCols = 64, kThreads = 256, kMinBlocks = 1; };
-// c128 8192^2: 93%.
-template <> struct TileTuning<16, false> { static constexpr int kRows = 32, kCols = 32, kThreads = 256, kMinBlocks = 1; };
+// c128 8192^2: 92-93% with 4 blocks per SM, 82% with 2.
+template <> struct TileTuning<16, false> { static constexpr int kRows = 32, kCols = 32, kThreads = 256, kMinBlocks = 4; };
 
 template <> struct TileTuning<1, true> { static constexpr int kRows = 64, kCols = 64, kThreads = 64, kMinBlocks = 1; };
 template <> struct TileTuning<2, true> { static constexpr int kRows = 32, kCols = 64, kThreads = 64, kMinBlocks = 1; };
