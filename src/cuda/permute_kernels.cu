@@ -33,8 +33,8 @@ __global__ void __launch_bounds__(kTiledThreads, 4)  // 4 blocks per SM: at most
   }
 }
 
-// Consecutive threads copy consecutive chunks of the output; each thread has kItemsPerThread
-// loads in flight before its first store.
+// Consecutive threads copy consecutive chunks of the output (tiles of runs for short runs, see
+// GatherParams); each thread has kItemsPerThread loads in flight before its first store.
 template <int Chunk>
 __global__ void __launch_bounds__(kCopyThreads)
     permute_gather_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out,
@@ -45,20 +45,17 @@ __global__ void __launch_bounds__(kCopyThreads)
        base += step) {
     T values[kItemsPerThread];
     int64_t targets[kItemsPerThread];
+    bool inside[kItemsPerThread];
 #pragma unroll
     for (int k = 0; k < kItemsPerThread; ++k) {
       const int64_t item = base + int64_t{k} * blockDim.x;
-      if (item < p.items) {
-        int64_t source = 0;
-        gather_offsets(p, item, &source, &targets[k]);
-        values[k] = reinterpret_cast<const T*>(in)[source];
-      }
+      int64_t source = 0;
+      inside[k] = item < p.items && gather_offsets(p, item, &source, &targets[k]);
+      if (inside[k]) values[k] = reinterpret_cast<const T*>(in)[source];
     }
 #pragma unroll
-    for (int k = 0; k < kItemsPerThread; ++k) {
-      const int64_t item = base + int64_t{k} * blockDim.x;
-      if (item < p.items) reinterpret_cast<T*>(out)[targets[k]] = values[k];
-    }
+    for (int k = 0; k < kItemsPerThread; ++k)
+      if (inside[k]) reinterpret_cast<T*>(out)[targets[k]] = values[k];
   }
 }
 

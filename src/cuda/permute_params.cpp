@@ -64,18 +64,50 @@ bool make_gather_params(const detail::PermuteLayout& layout, int max_chunk_bytes
   GatherParams p;
   p.chunk_bytes = chunk;
   const auto in_chunks = [&](int64_t elements) { return elements * e / chunk; };
+  const int64_t run_bytes = layout[n - 1].size * e;
+  const int64_t run_chunks = in_chunks(layout[n - 1].size);
+  p.run_chunks = FastDivisor(run_chunks);
+
+  // Tiles of runs for short runs: A is the input's next axis, B the output's next axis.
+  int a_axis = -1, b_axis = -1;
+  if (run_bytes < kGatherTileBytes && n >= 3) {
+    a_axis = n - 2;
+    for (int k = 0; k < n - 1; ++k)
+      if (b_axis < 0 || layout[k].out_stride < layout[b_axis].out_stride) b_axis = k;
+    if (a_axis == b_axis) a_axis = b_axis = -1;
+  }
+  int64_t tiled_items = 1;
+  if (a_axis >= 0) {
+    const int64_t edge = power_of_two_at_least((kGatherTileBytes + run_bytes - 1) / run_bytes, 16);
+    const detail::PermuteAxis& a = layout[a_axis];
+    const detail::PermuteAxis& b = layout[b_axis];
+    const int64_t tile_a = std::min(edge, power_of_two_at_least(a.size, edge));
+    const int64_t tile_b = std::min(edge, power_of_two_at_least(b.size, edge));
+    p.log2_tile_a = log2_of(tile_a);
+    p.log2_tile_b = log2_of(tile_b);
+    p.tiles_a = FastDivisor((a.size + tile_a - 1) / tile_a);
+    p.tiles_b = FastDivisor((b.size + tile_b - 1) / tile_b);
+    p.a_size = a.size;
+    p.a_in_stride = in_chunks(a.in_stride);
+    p.a_out_stride = in_chunks(a.out_stride);
+    p.b_size = b.size;
+    p.b_in_stride = in_chunks(b.in_stride);
+    p.b_out_stride = in_chunks(b.out_stride);
+    tiled_items = p.tiles_a.divisor() * tile_a * p.tiles_b.divisor() * tile_b;
+  }
   const auto order = layout.output_order();
+  int64_t outer_runs = 1;
   for (int i = 0; i < n; ++i) {
-    if (order[i] == n - 1) continue;
-    const detail::PermuteAxis& axis = layout[order[i]];
+    const int k = order[i];
+    if (k == n - 1 || k == a_axis || k == b_axis) continue;
+    const detail::PermuteAxis& axis = layout[k];
     p.outer_size[p.outer_rank] = FastDivisor(axis.size);
     p.outer_in_stride[p.outer_rank] = in_chunks(axis.in_stride);
     p.outer_out_stride[p.outer_rank] = in_chunks(axis.out_stride);
     ++p.outer_rank;
+    outer_runs *= axis.size;
   }
-  const int64_t run_chunks = in_chunks(layout[n - 1].size);
-  p.run_chunks = FastDivisor(run_chunks);
-  p.items = layout.elements / layout[n - 1].size * run_chunks;
+  p.items = outer_runs * tiled_items * run_chunks;
   *params = p;
   return true;
 }

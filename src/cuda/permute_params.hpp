@@ -45,35 +45,64 @@ XPOSE_HOST_DEVICE inline void naive_offsets(const NaiveParams& p, int64_t index,
 // ---------------------------------------------------------------------------------------------
 // gather: the innermost axis stays innermost with unit strides on both sides, so the output is
 // runs of it, each copied from one contiguous input run. An item is one chunk (1 to 16 bytes) of
-// a run; items are numbered in output order, so a warp writes consecutive output chunks.
+// a run; consecutive items are consecutive output chunks, so a warp writes contiguous output.
+//
+// Short runs (under kGatherTileBytes) are walked in tiles of runs: tile_a runs along the input's
+// next axis (A) by tile_b along the output's next axis (B), B fastest. A tile's reads then cover
+// tile_a contiguous input runs per B and its writes tile_b contiguous output runs per A, at the
+// same time, so the sectors that neighbouring runs share meet in L2 instead of being fetched twice.
+constexpr int64_t kGatherTileBytes = 256;
+
 struct GatherParams {
   int chunk_bytes = 1;             // the kernel's access size
-  int outer_rank = 0;              // the other axes, output order, outermost first
+  FastDivisor run_chunks;          // chunks per run
+  int outer_rank = 0;              // the other axes (not A, B when tiled), output order, outermost first
   FastDivisor outer_size[kMaxAxes];
   int64_t outer_in_stride[kMaxAxes] = {};   // in chunks
   int64_t outer_out_stride[kMaxAxes] = {};  // in chunks
-  FastDivisor run_chunks;          // chunks per run
-  int64_t items = 0;               // runs * chunks per run
+  // Tiles of runs; log2 sizes 0 when not tiled (then A and B are among the outer axes).
+  int log2_tile_a = 0, log2_tile_b = 0;
+  FastDivisor tiles_a, tiles_b;
+  int64_t a_size = 1, a_in_stride = 0, a_out_stride = 0;
+  int64_t b_size = 1, b_in_stride = 0, b_out_stride = 0;
+  int64_t items = 0;               // including the items of edge tiles that lie outside
 };
 
 // Whether gather runs `layout`; if so fills `params` for the widest chunk that the run length
-// and strides allow (`chunk_bytes` at most), else says why.
+// and strides allow (`max_chunk_bytes` at most), else says why.
 bool make_gather_params(const detail::PermuteLayout& layout, int max_chunk_bytes, GatherParams* params,
                         std::string* why);
 
-XPOSE_HOST_DEVICE inline void gather_offsets(const GatherParams& p, int64_t item, int64_t* in, int64_t* out) {
-  int64_t run = 0;
-  const int64_t chunk = p.run_chunks.divide_remainder(item, &run);
+// Offsets (in chunks) of item `item`; false for an item of an edge tile outside the tensor.
+XPOSE_HOST_DEVICE inline bool gather_offsets(const GatherParams& p, int64_t item, int64_t* in, int64_t* out) {
+  int64_t rest = 0;
+  const int64_t chunk = p.run_chunks.divide_remainder(item, &rest);
   int64_t in_offset = chunk, out_offset = chunk;
+  bool inside = true;
+  if (p.log2_tile_a + p.log2_tile_b > 0) {
+    const int64_t b_local = rest & ((int64_t{1} << p.log2_tile_b) - 1);
+    rest >>= p.log2_tile_b;
+    const int64_t a_local = rest & ((int64_t{1} << p.log2_tile_a) - 1);
+    rest >>= p.log2_tile_a;
+    int64_t next = 0;
+    const int64_t b = (p.tiles_b.divide_remainder(rest, &next) << p.log2_tile_b) + b_local;
+    rest = next;
+    const int64_t a = (p.tiles_a.divide_remainder(rest, &next) << p.log2_tile_a) + a_local;
+    rest = next;
+    inside = a < p.a_size && b < p.b_size;
+    in_offset += a * p.a_in_stride + b * p.b_in_stride;
+    out_offset += a * p.a_out_stride + b * p.b_out_stride;
+  }
   for (int k = p.outer_rank - 1; k >= 0; --k) {
-    int64_t rest = 0;
-    const int64_t digit = p.outer_size[k].divide_remainder(run, &rest);
-    run = rest;
+    int64_t next = 0;
+    const int64_t digit = p.outer_size[k].divide_remainder(rest, &next);
+    rest = next;
     in_offset += digit * p.outer_in_stride[k];
     out_offset += digit * p.outer_out_stride[k];
   }
   *in = in_offset;
   *out = out_offset;
+  return inside;
 }
 
 // ---------------------------------------------------------------------------------------------

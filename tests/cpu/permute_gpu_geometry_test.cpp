@@ -55,7 +55,7 @@ void emulate_tiled(const cuda::TiledParams& p, const uint8_t* in, uint8_t* out, 
 void emulate_gather(const cuda::GatherParams& p, const uint8_t* in, uint8_t* out) {
   for (int64_t item = 0; item < p.items; ++item) {
     int64_t source = 0, target = 0;
-    cuda::gather_offsets(p, item, &source, &target);
+    if (!cuda::gather_offsets(p, item, &source, &target)) continue;
     std::memcpy(out + target * p.chunk_bytes, in + source * p.chunk_bytes, static_cast<std::size_t>(p.chunk_bytes));
   }
 }
@@ -143,6 +143,20 @@ TEST(PermuteGpuGeometry, CompositeRowsAndColumnsAndLargeBatches) {
   expect_gpu_kernels_match({{15, 4, 8, 5, 8, 4}, {4, 1, 0, 3, 2, 5}, {}, {}}, DType::u8);  // widened runs
   expect_gpu_kernels_match({{3, 4, 8, 3, 3, 8}, {1, 4, 0, 5, 3, 2}, {}, {}}, DType::f32);
   expect_gpu_kernels_match({{2, 3, 2, 3, 2, 3, 2, 3}, {7, 5, 3, 1, 6, 4, 2, 0}, {}, {}}, DType::f64);
+}
+
+TEST(PermuteGpuGeometry, ShortRunsWalkedInTilesOfRuns) {
+  // Runs of 12 to 160 bytes that stay innermost: tiles of runs with edges on both tile axes.
+  expect_gpu_kernels_match({{7, 13, 11, 24}, {2, 1, 0, 3}, {}, {}}, DType::u8);
+  expect_gpu_kernels_match({{5, 19, 9, 3, 48}, {1, 3, 2, 0, 4}, {}, {}}, DType::u8);
+  expect_gpu_kernels_match({{6, 17, 5, 16}, {2, 0, 1, 3}, {}, {}}, DType::f16);
+  expect_gpu_kernels_match({{3, 10, 33, 20}, {2, 1, 0, 3}, {}, {}}, DType::f64);
+  expect_gpu_kernels_match({{3, 10, 33, 3}, {2, 1, 0, 3}, {}, {}}, DType::f32);
+  cuda::GatherParams p;
+  const auto layout = xpose::detail::normalise(xpose_test::permute_problem_for({{30, 40, 50, 32}, {2, 1, 0, 3}, {}, {}}, DType::u8));
+  ASSERT_TRUE(cuda::make_gather_params(layout, 16, &p, nullptr));
+  EXPECT_EQ(p.log2_tile_a, 3);  // 8 runs of 32 bytes along each side
+  EXPECT_EQ(p.log2_tile_b, 3);
 }
 
 TEST(PermuteGpuGeometry, RandomPermutationsUpToRank8) {
