@@ -122,52 +122,6 @@ __device__ __forceinline__ void load_vectors(const uint8_t* __restrict__ src, in
   }
 }
 
-// Step 1, general form: edge tiles and views whose rows are not 16-byte aligned (odd leading
-// dimensions). Each row segment is covered by the 16-byte-aligned vectors that overlap it; a
-// vector wholly inside the segment is one 16-byte load, one that sticks out (at most the first
-// and the last) is read element by element, so nothing outside the view is ever touched.
-template <int Size, bool Compact>
-__device__ __forceinline__ void load_any_alignment(const uint8_t* __restrict__ src, int64_t ld_in,
-                                                   uint8_t* tile, int rows_here, int cols_here) {
-  using S = TileShape<Size, Compact>;
-  using T = typename Element<Size>::type;
-  constexpr int kSlotsPerRow = S::kVectorsPerRow + 1;  // one more when the segment is misaligned
-  constexpr int kSlots = S::kRows * kSlotsPerRow;
-  constexpr int kBatch = 4;  // vectors in flight per thread
-  for (int base = 0; base < kSlots; base += kBatch * S::kThreads) {
-    VectorOf<T> loaded[kBatch];
-#pragma unroll
-    for (int k = 0; k < kBatch; ++k) {
-      const int slot = base + k * S::kThreads + threadIdx.x;
-      const int r = slot / kSlotsPerRow, v = slot % kSlotsPerRow;
-      const uint8_t* row = src + r * ld_in * Size;
-      const int head = static_cast<int>(reinterpret_cast<uintptr_t>(row) % 16);  // a multiple of Size
-      const uint8_t* vector = row - head + v * 16;
-      const int first = (v * 16 - head) / Size;  // column of the vector's first element
-      if (slot >= kSlots || r >= rows_here || first >= cols_here) continue;
-      if (first >= 0 && first + S::kPerVector <= cols_here) {
-        loaded[k].v = __ldg(reinterpret_cast<const uint4*>(vector));
-      } else {
-#pragma unroll
-        for (int t = 0; t < S::kPerVector; ++t)
-          if (first + t >= 0 && first + t < cols_here) loaded[k].e[t] = reinterpret_cast<const T*>(vector)[t];
-      }
-    }
-#pragma unroll
-    for (int k = 0; k < kBatch; ++k) {
-      const int slot = base + k * S::kThreads + threadIdx.x;
-      const int r = slot / kSlotsPerRow, v = slot % kSlotsPerRow;
-      const int head = static_cast<int>(reinterpret_cast<uintptr_t>(src + r * ld_in * Size) % 16);
-      const int first = (v * 16 - head) / Size;
-      if (slot >= kSlots || r >= rows_here) continue;
-#pragma unroll
-      for (int t = 0; t < S::kPerVector; ++t)
-        if (first + t >= 0 && first + t < cols_here)
-          *reinterpret_cast<T*>(tile + tile_offset<Size, Compact>(r, first + t)) = loaded[k].e[t];
-    }
-  }
-}
-
 // Steps 2 and 3, fast form: micro-blocks of V rows x K columns, row block fastest across the
 // threads so that a warp's 16-byte stores run along output rows.
 template <int Size, bool Compact>
@@ -191,29 +145,102 @@ __device__ __forceinline__ void store_vectors(const uint8_t* tile, uint8_t* __re
   }
 }
 
-// Steps 2 and 3, general form: the mirror of load_any_alignment. Each output row segment is
-// covered by the aligned 16-byte vectors that overlap it, gathered element by element from the
-// tile; whole vectors are one 16-byte store, the ends are stored element by element.
+// The general form of the three steps, for edge tiles and for views whose rows are not 16-byte
+// aligned (odd leading dimensions). Shared memory holds each tile row as the 16-byte chunks of
+// global memory that cover it (one more chunk than the row needs), so a row moves as 16-byte
+// loads and 16-byte shared stores whatever its alignment: element (r, c) sits at byte
+// head(r) + c * Size of shared row r, head(r) being the row's offset within its first chunk.
 template <int Size, bool Compact>
-__device__ __forceinline__ void store_any_alignment(const uint8_t* tile, uint8_t* __restrict__ dst,
-                                                    int64_t ld_out, int rows_here, int cols_here) {
+struct ShiftedTile {
   using S = TileShape<Size, Compact>;
+  static constexpr int kChunks = S::kCols * Size / 16 + 1;  // per row
+  static constexpr int kPitch = kChunks * 16;               // bytes per shared row
+  static constexpr int kBytes = S::kRows * kPitch;
+};
+
+// Offset of row r's first element within its 16-byte chunk: rows are ld bytes apart.
+__device__ __forceinline__ int row_head(uintptr_t first_row, int64_t ld_bytes, int r) {
+  return static_cast<int>((first_row + static_cast<uintptr_t>(r) * static_cast<uintptr_t>(ld_bytes)) & 15);
+}
+
+// Step 1, general form. A chunk wholly inside the input view's extent [view_begin, view_end) is
+// one 16-byte load (bytes of other columns or of padding in it are read, never used or written);
+// a chunk that crosses the extent's ends is read element by element, so nothing outside the
+// caller's buffer is touched.
+template <int Size, bool Compact>
+__device__ __forceinline__ void load_shifted(const uint8_t* __restrict__ src, int64_t ld_in, uint8_t* tile,
+                                             int rows_here, int cols_here, uintptr_t view_begin,
+                                             uintptr_t view_end) {
+  using S = TileShape<Size, Compact>;
+  using Shifted = ShiftedTile<Size, Compact>;
   using T = typename Element<Size>::type;
-  constexpr int kSlotsPerRow = S::kRows / S::kPerVector + 1;  // vectors per output row segment
-  constexpr int kSlots = S::kCols * kSlotsPerRow;
+  constexpr int kSlots = S::kRows * Shifted::kChunks;
+  constexpr int kBatch = 4;  // chunks in flight per thread
+  const int64_t ld_bytes = ld_in * Size;
+  for (int base = 0; base < kSlots; base += kBatch * S::kThreads) {
+    VectorOf<T> loaded[kBatch];
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k) {
+      const int slot = base + k * S::kThreads + threadIdx.x;
+      const int r = slot / Shifted::kChunks, chunk = slot % Shifted::kChunks;
+      const int head = row_head(reinterpret_cast<uintptr_t>(src), ld_bytes, r);
+      const int first = (chunk * 16 - head) / Size;  // column of the chunk's first element
+      if (slot >= kSlots || r >= rows_here || first >= cols_here) continue;
+      const uint8_t* address = src + r * ld_bytes - head + chunk * 16;
+      const uintptr_t at = reinterpret_cast<uintptr_t>(address);
+      if (at >= view_begin && at + 16 <= view_end) {
+        loaded[k].v = __ldg(reinterpret_cast<const uint4*>(address));
+      } else {
+#pragma unroll
+        for (int t = 0; t < S::kPerVector; ++t)
+          if (first + t >= 0 && first + t < cols_here) loaded[k].e[t] = reinterpret_cast<const T*>(address)[t];
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k) {
+      const int slot = base + k * S::kThreads + threadIdx.x;
+      const int r = slot / Shifted::kChunks, chunk = slot % Shifted::kChunks;
+      const int head = row_head(reinterpret_cast<uintptr_t>(src), ld_bytes, r);
+      if (slot >= kSlots || r >= rows_here || (chunk * 16 - head) / Size >= cols_here) continue;
+      *reinterpret_cast<uint4*>(tile + r * Shifted::kPitch + chunk * 16) = loaded[k].v;
+    }
+  }
+}
+
+// Steps 2 and 3, general form: each output row segment is covered by the aligned 16-byte vectors
+// that overlap it; a vector is gathered element by element from the shifted tile, stored whole
+// when it lies inside the segment and element by element at the segment's ends. Four
+// consecutive threads take four consecutive vectors of one output row (64 contiguous bytes) and
+// a warp eight output rows, which spreads its shared-memory reads over the banks.
+template <int Size, bool Compact>
+__device__ __forceinline__ void store_shifted(const uint8_t* tile, const uint8_t* src, int64_t ld_in,
+                                              uint8_t* __restrict__ dst, int64_t ld_out, int rows_here,
+                                              int cols_here) {
+  using S = TileShape<Size, Compact>;
+  using Shifted = ShiftedTile<Size, Compact>;
+  using T = typename Element<Size>::type;
+  constexpr int kVectorsPerRow = S::kRows / S::kPerVector + 1;  // output row: one more if misaligned
+  constexpr int kVectorGroups = (kVectorsPerRow + 3) / 4;
+  constexpr int kSlots = S::kCols * kVectorGroups * 4;
+  const int64_t ld_in_bytes = ld_in * Size, ld_out_bytes = ld_out * Size;
+  const uintptr_t src_row0 = reinterpret_cast<uintptr_t>(src);
   for (int slot = threadIdx.x; slot < kSlots; slot += S::kThreads) {
-    const int c = slot / kSlotsPerRow, v = slot % kSlotsPerRow;  // output row c, vector v
-    uint8_t* row = dst + c * ld_out * Size;
-    const int head = static_cast<int>(reinterpret_cast<uintptr_t>(row) % 16);
-    uint8_t* vector = row - head + v * 16;
+    const int v = (slot % 4) + 4 * (slot / (4 * S::kCols));  // vector within the output row
+    const int c = (slot / 4) % S::kCols;                     // output row = tile column
+    if (v >= kVectorsPerRow || c >= cols_here) continue;
+    uint8_t* row = dst + c * ld_out_bytes;
+    const int head = static_cast<int>(reinterpret_cast<uintptr_t>(row) & 15);
     const int first = (v * 16 - head) / Size;  // tile row of the vector's first element
-    if (c >= cols_here || first >= rows_here) continue;
+    if (first >= rows_here) continue;
     VectorOf<T> gathered;
 #pragma unroll
     for (int t = 0; t < S::kPerVector; ++t) {
       const int r = first + t;
-      if (r >= 0 && r < rows_here) gathered.e[t] = *reinterpret_cast<const T*>(tile + tile_offset<Size, Compact>(r, c));
+      if (r >= 0 && r < rows_here)
+        gathered.e[t] = *reinterpret_cast<const T*>(tile + r * Shifted::kPitch + row_head(src_row0, ld_in_bytes, r) +
+                                                    c * Size);
     }
+    uint8_t* vector = row - head + v * 16;
     if (first >= 0 && first + S::kPerVector <= rows_here) {
       *reinterpret_cast<uint4*>(vector) = gathered.v;
     } else {
@@ -227,9 +254,10 @@ __device__ __forceinline__ void store_any_alignment(const uint8_t* tile, uint8_t
 template <int Size, bool Compact>
 __global__ void __launch_bounds__(TileShape<Size, Compact>::kThreads, TileShape<Size, Compact>::kMinBlocks)
     tile_transpose_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, MatrixView m,
-                          bool in_vectors_aligned, bool out_vectors_aligned) {
+                          bool vectors_aligned, uintptr_t in_begin, uintptr_t in_end) {
   using S = TileShape<Size, Compact>;
-  __shared__ __align__(16) uint8_t tile[S::kRows * S::kCols * Size];
+  // The fast form's swizzled tile or the general form's shifted one (a row of chunks longer).
+  __shared__ __align__(16) uint8_t tile[ShiftedTile<Size, Compact>::kBytes];
 
   const int64_t row_tiles = ceil_div(m.rows, S::kRows), col_tiles = ceil_div(m.cols, S::kCols);
   for (int64_t b = blockIdx.z; b < m.batch; b += gridDim.z)
@@ -241,16 +269,15 @@ __global__ void __launch_bounds__(TileShape<Size, Compact>::kThreads, TileShape<
         const bool full = rows_here == S::kRows && cols_here == S::kCols;
         const uint8_t* src = in + (b * m.stride_in + r0 * m.ld_in + c0) * Size;
         uint8_t* dst = out + (b * m.stride_out + c0 * m.ld_out + r0) * Size;
-        if (full && in_vectors_aligned) {
+        // Both steps take the same form: the two forms lay the tile out differently.
+        if (full && vectors_aligned) {
           load_vectors<Size, Compact>(src, m.ld_in, tile);
-        } else {
-          load_any_alignment<Size, Compact>(src, m.ld_in, tile, rows_here, cols_here);
-        }
-        __syncthreads();
-        if (full && out_vectors_aligned) {
+          __syncthreads();
           store_vectors<Size, Compact>(tile, dst, m.ld_out);
         } else {
-          store_any_alignment<Size, Compact>(tile, dst, m.ld_out, rows_here, cols_here);
+          load_shifted<Size, Compact>(src, m.ld_in, tile, rows_here, cols_here, in_begin, in_end);
+          __syncthreads();
+          store_shifted<Size, Compact>(tile, src, m.ld_in, dst, m.ld_out, rows_here, cols_here);
         }
         __syncthreads();  // the next tile reuses shared memory
       }
@@ -281,8 +308,9 @@ Status launch_shape(const void* in, void* out, const detail::Transpose2D& p, gpu
   const dim3 grid = clamped_grid(ceil_div(p.rows, S::kRows), ceil_div(p.cols, S::kCols), p.batch);
   tile_transpose_kernel<Size, Compact><<<grid, S::kThreads, 0, stream>>>(
       static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), view_of(p),
-      vectors_aligned(in, p.ld_in, p.batch > 1 ? p.stride_in : 0, Size),
-      vectors_aligned(out, p.ld_out, p.batch > 1 ? p.stride_out : 0, Size));
+      vectors_aligned(in, p.ld_in, p.batch > 1 ? p.stride_in : 0, Size) &&
+          vectors_aligned(out, p.ld_out, p.batch > 1 ? p.stride_out : 0, Size),
+      reinterpret_cast<uintptr_t>(in), reinterpret_cast<uintptr_t>(in) + p.input_extent() * Size);
   return gpu::check_launch("tile_transpose");
 }
 
