@@ -209,11 +209,9 @@ __device__ __forceinline__ void load_shifted(const uint8_t* __restrict__ src, in
 
 // Steps 2 and 3, general form: each output row segment is covered by the aligned 16-byte vectors
 // that overlap it; a vector is gathered element by element from the shifted tile, stored whole
-// when it lies inside the segment and element by element at the segment's ends.
-// Consecutive threads take kRun consecutive vectors of one output row, then the next output
-// rows: with rows of the shifted tile 4 words apart in the banks (the pitch is whole chunks),
-// one vector per row (two for 4-byte elements, whose vectors span 4 rows) keeps a warp's
-// shared-memory reads on distinct banks.
+// when it lies inside the segment and element by element at the segment's ends. Four
+// consecutive threads take four consecutive vectors of one output row (64 contiguous bytes) and
+// a warp eight output rows, which spreads its shared-memory reads over the banks.
 template <int Size, bool Compact>
 __device__ __forceinline__ void store_shifted(const uint8_t* tile, const uint8_t* src, int64_t ld_in,
                                               uint8_t* __restrict__ dst, int64_t ld_out, int rows_here,
@@ -221,40 +219,34 @@ __device__ __forceinline__ void store_shifted(const uint8_t* tile, const uint8_t
   using S = TileShape<Size, Compact>;
   using Shifted = ShiftedTile<Size, Compact>;
   using T = typename Element<Size>::type;
-  constexpr int kRun = Size == 4 ? 2 : 1;                       // vectors of one row per thread group
   constexpr int kVectorsPerRow = S::kRows / S::kPerVector + 1;  // output row: one more if misaligned
-  constexpr int kRunsPerRow = (kVectorsPerRow + kRun - 1) / kRun;
-  constexpr int kSlots = S::kCols * kRunsPerRow * kRun;
-  const int64_t ld_out_bytes = ld_out * Size;
-  const int head_step = static_cast<int>((ld_in * Size) & 15);  // head(r + 1) - head(r), mod 16
-  const int head_0 = static_cast<int>(reinterpret_cast<uintptr_t>(src) & 15);
+  constexpr int kVectorGroups = (kVectorsPerRow + 3) / 4;
+  constexpr int kSlots = S::kCols * kVectorGroups * 4;
+  const int64_t ld_in_bytes = ld_in * Size, ld_out_bytes = ld_out * Size;
+  const uintptr_t src_row0 = reinterpret_cast<uintptr_t>(src);
   for (int slot = threadIdx.x; slot < kSlots; slot += S::kThreads) {
-    const int v = (slot % kRun) + kRun * (slot / (kRun * S::kCols));  // vector within the output row
-    const int c = (slot / kRun) % S::kCols;                             // output row = tile column
+    const int v = (slot % 4) + 4 * (slot / (4 * S::kCols));  // vector within the output row
+    const int c = (slot / 4) % S::kCols;                     // output row = tile column
     if (v >= kVectorsPerRow || c >= cols_here) continue;
     uint8_t* row = dst + c * ld_out_bytes;
     const int head = static_cast<int>(reinterpret_cast<uintptr_t>(row) & 15);
     const int first = (v * 16 - head) / Size;  // tile row of the vector's first element
     if (first >= rows_here) continue;
-    uint8_t* vector = row - head + v * 16;
-    const uint8_t* column = tile + c * Size;
     VectorOf<T> gathered;
-    if (first >= 0 && first + S::kPerVector <= rows_here) {
-      int row_head = (head_0 + first * head_step) & 15;
 #pragma unroll
-      for (int t = 0; t < S::kPerVector; ++t) {
-        gathered.e[t] = *reinterpret_cast<const T*>(column + (first + t) * Shifted::kPitch + row_head);
-        row_head = (row_head + head_step) & 15;
-      }
+    for (int t = 0; t < S::kPerVector; ++t) {
+      const int r = first + t;
+      if (r >= 0 && r < rows_here)
+        gathered.e[t] = *reinterpret_cast<const T*>(tile + r * Shifted::kPitch + row_head(src_row0, ld_in_bytes, r) +
+                                                    c * Size);
+    }
+    uint8_t* vector = row - head + v * 16;
+    if (first >= 0 && first + S::kPerVector <= rows_here) {
       *reinterpret_cast<uint4*>(vector) = gathered.v;
     } else {
 #pragma unroll
-      for (int t = 0; t < S::kPerVector; ++t) {
-        const int r = first + t;
-        if (r >= 0 && r < rows_here)
-          reinterpret_cast<T*>(vector)[t] = *reinterpret_cast<const T*>(
-              column + r * Shifted::kPitch + ((head_0 + r * head_step) & 15));
-      }
+      for (int t = 0; t < S::kPerVector; ++t)
+        if (first + t >= 0 && first + t < rows_here) reinterpret_cast<T*>(vector)[t] = gathered.e[t];
     }
   }
 }
