@@ -251,8 +251,12 @@ __device__ __forceinline__ void store_shifted(const uint8_t* tile, const uint8_t
   }
 }
 
-template <int Size, bool Compact>
-__global__ void __launch_bounds__(TileShape<Size, Compact>::kThreads, TileShape<Size, Compact>::kMinBlocks)
+// General = true: the instantiation for views that are not 16-byte aligned, which only ever takes
+// the general form. It is compiled on its own so that its register cap (kGeneralMinBlocks) can
+// keep more blocks, and so more loads, in flight: that form spends longer between its loads.
+template <int Size, bool Compact, bool General>
+__global__ void __launch_bounds__(TileShape<Size, Compact>::kThreads,
+                                  General ? TileTuning<Size, Compact>::kGeneralMinBlocks : TileShape<Size, Compact>::kMinBlocks)
     tile_transpose_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, MatrixView m,
                           bool vectors_aligned, uintptr_t in_begin, uintptr_t in_end) {
   using S = TileShape<Size, Compact>;
@@ -270,7 +274,7 @@ __global__ void __launch_bounds__(TileShape<Size, Compact>::kThreads, TileShape<
         const uint8_t* src = in + (b * m.stride_in + r0 * m.ld_in + c0) * Size;
         uint8_t* dst = out + (b * m.stride_out + c0 * m.ld_out + r0) * Size;
         // Both steps take the same form: the two forms lay the tile out differently.
-        if (full && vectors_aligned) {
+        if (!General && full && vectors_aligned) {
           load_vectors<Size, Compact>(src, m.ld_in, tile);
           __syncthreads();
           store_vectors<Size, Compact>(tile, dst, m.ld_out);
@@ -302,14 +306,12 @@ int multiprocessors() {
   return count;
 }
 
-template <int Size, bool Compact>
+template <int Size, bool Compact, bool General>
 Status launch_shape(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
   using S = TileShape<Size, Compact>;
   const dim3 grid = clamped_grid(ceil_div(p.rows, S::kRows), ceil_div(p.cols, S::kCols), p.batch);
-  tile_transpose_kernel<Size, Compact><<<grid, S::kThreads, 0, stream>>>(
-      static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), view_of(p),
-      vectors_aligned(in, p.ld_in, p.batch > 1 ? p.stride_in : 0, Size) &&
-          vectors_aligned(out, p.ld_out, p.batch > 1 ? p.stride_out : 0, Size),
+  tile_transpose_kernel<Size, Compact, General><<<grid, S::kThreads, 0, stream>>>(
+      static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), view_of(p), !General,
       reinterpret_cast<uintptr_t>(in), reinterpret_cast<uintptr_t>(in) + p.input_extent() * Size);
   return gpu::check_launch("tile_transpose");
 }
@@ -318,9 +320,13 @@ template <int Size>
 Status launch(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
   using Large = TileShape<Size, false>;
   const int64_t large_tiles = ceil_div(p.rows, Large::kRows) * ceil_div(p.cols, Large::kCols) * p.batch;
-  if (large_tiles < int64_t(kLargeTilesPerSmForLarge) * multiprocessors())
-    return launch_shape<Size, true>(in, out, p, stream);
-  return launch_shape<Size, false>(in, out, p, stream);
+  const bool aligned = vectors_aligned(in, p.ld_in, p.batch > 1 ? p.stride_in : 0, Size) &&
+                       vectors_aligned(out, p.ld_out, p.batch > 1 ? p.stride_out : 0, Size);
+  const bool compact = large_tiles < int64_t(kLargeTilesPerSmForLarge) * multiprocessors();
+  if (compact) return aligned ? launch_shape<Size, true, false>(in, out, p, stream)
+                              : launch_shape<Size, true, true>(in, out, p, stream);
+  return aligned ? launch_shape<Size, false, false>(in, out, p, stream)
+                 : launch_shape<Size, false, true>(in, out, p, stream);
 }
 
 }  // namespace

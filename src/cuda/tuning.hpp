@@ -5,7 +5,10 @@
 //
 // Two shapes per size: the large one moves 16-32 KiB per block and iteration (best when there are
 // many tiles), the compact one a quarter of that, for problems too small to give every SM several
-// large tiles. kMinBlocks caps registers so that that many blocks fit on an SM (1: no cap).
+// large tiles. kMinBlocks caps registers so that that many blocks fit on an SM (1: no cap);
+// kGeneralMinBlocks does the same for the instantiation that serves views that are not 16-byte
+// aligned (odd leading dimensions), whose longer store phase needs more blocks to keep loads in
+// flight (ncu, 8191 x 8193 f32 at 3 blocks: DRAM 52% busy, issue slots 30% idle, no overfetch).
 //
 // Measured on an NVIDIA H200 (132 SMs, cudaMemcpy D2D 4.2 TB/s), 2026-11-22; docs/kernels.md has
 // the runs behind each entry (bench/results/2026-11-22-nvidia-h200-*.json).
@@ -18,21 +21,21 @@ template <int Size, bool Compact> struct TileTuning;
 // Blocks per SM is the lever that mattered most (docs/kernels.md, runs 5-7): 2 blocks per SM
 // (what the compiler picks with no cap for these shapes) loses 10-15 points.
 // u8 16384^2: 93% of memcpy with 4 blocks per SM, 90% with 3.
-template <> struct TileTuning<1, false> { static constexpr int kRows = 128, kCols = 128, kThreads = 256, kMinBlocks = 4; };
+template <> struct TileTuning<1, false> { static constexpr int kRows = 128, kCols = 128, kThreads = 256, kMinBlocks = 4, kGeneralMinBlocks = 5; };
 // f16 16384^2: 93-97% with 3 blocks per SM, 89% with 4, 80% with 2.
-template <> struct TileTuning<2, false> { static constexpr int kRows = 64, kCols = 128, kThreads = 256, kMinBlocks = 3; };
+template <> struct TileTuning<2, false> { static constexpr int kRows = 64, kCols = 128, kThreads = 256, kMinBlocks = 3, kGeneralMinBlocks = 5; };
 // f32 8192^2: 93-97% with 3 blocks per SM, 88% with 4, 81% with 2.
-template <> struct TileTuning<4, false> { static constexpr int kRows = 64, kCols = 64, kThreads = 256, kMinBlocks = 3; };
+template <> struct TileTuning<4, false> { static constexpr int kRows = 64, kCols = 64, kThreads = 256, kMinBlocks = 3, kGeneralMinBlocks = 6; };
 // f64 8192^2: 64x64 96%, 64x32 95%, 32x64 95%, 32x32 86% (no cap: 2 blocks of 32 KiB).
-template <> struct TileTuning<8, false> { static constexpr int kRows = 64, kCols = 64, kThreads = 256, kMinBlocks = 1; };
-// c128 8192^2: 92-93% with 4 blocks per SM, 82% with 2.
-template <> struct TileTuning<16, false> { static constexpr int kRows = 32, kCols = 32, kThreads = 256, kMinBlocks = 4; };
+template <> struct TileTuning<8, false> { static constexpr int kRows = 64, kCols = 64, kThreads = 256, kMinBlocks = 1, kGeneralMinBlocks = 6; };
+// c128 8192^2: 92-93% with 4 blocks per SM (but 64 registers spill 16 bytes), 82% with 2; 3 blocks: no spill.
+template <> struct TileTuning<16, false> { static constexpr int kRows = 32, kCols = 32, kThreads = 256, kMinBlocks = 3, kGeneralMinBlocks = 6; };
 
-template <> struct TileTuning<1, true> { static constexpr int kRows = 64, kCols = 64, kThreads = 64, kMinBlocks = 1; };
-template <> struct TileTuning<2, true> { static constexpr int kRows = 32, kCols = 64, kThreads = 64, kMinBlocks = 1; };
-template <> struct TileTuning<4, true> { static constexpr int kRows = 32, kCols = 32, kThreads = 128, kMinBlocks = 1; };
-template <> struct TileTuning<8, true> { static constexpr int kRows = 32, kCols = 32, kThreads = 128, kMinBlocks = 1; };
-template <> struct TileTuning<16, true> { static constexpr int kRows = 16, kCols = 16, kThreads = 64, kMinBlocks = 1; };
+template <> struct TileTuning<1, true> { static constexpr int kRows = 64, kCols = 64, kThreads = 64, kMinBlocks = 1, kGeneralMinBlocks = 5; };
+template <> struct TileTuning<2, true> { static constexpr int kRows = 32, kCols = 64, kThreads = 64, kMinBlocks = 1, kGeneralMinBlocks = 5; };
+template <> struct TileTuning<4, true> { static constexpr int kRows = 32, kCols = 32, kThreads = 128, kMinBlocks = 1, kGeneralMinBlocks = 6; };
+template <> struct TileTuning<8, true> { static constexpr int kRows = 32, kCols = 32, kThreads = 128, kMinBlocks = 1, kGeneralMinBlocks = 6; };
+template <> struct TileTuning<16, true> { static constexpr int kRows = 16, kCols = 16, kThreads = 64, kMinBlocks = 1, kGeneralMinBlocks = 6; };
 
 // The compact shape is used when the large one gives fewer tiles than this many per SM.
 constexpr int kLargeTilesPerSmForLarge = 4;
