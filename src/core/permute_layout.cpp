@@ -26,6 +26,12 @@ bool PermuteLayout::moves_nothing() const {
   return true;
 }
 
+bool PermuteLayout::is_block_or_rows_copy() const {
+  const bool contiguous_rows =
+      rank == 0 || (axes[rank - 1].in_stride == 1 && axes[rank - 1].out_stride == 1);
+  return moves_nothing() && rank <= 2 && contiguous_rows;
+}
+
 std::string PermuteLayout::describe() const {
   std::ostringstream text;
   text << "(";

@@ -41,6 +41,9 @@ struct PermuteLayout {
   std::array<int, kMaxPermuteRank> output_order() const;
   // The output order is the input order: a (possibly strided) copy.
   bool moves_nothing() const;
+  // Moves nothing and is one contiguous block (rank 0 or 1) or rows of one (rank 2 with unit
+  // inner strides): what the `copy` kernels of both devices run.
+  bool is_block_or_rows_copy() const;
   int64_t bytes() const { return elements * elem_size; }
   // "(384 x 355 x 384) -> [2 1 0] (8-byte elements)" for messages and docs.
   std::string describe() const;

@@ -30,9 +30,7 @@ Status run_memcpy(const void* in, void* out, const PreparedPermute& prepared, co
 
 // copy: a layout that moves nothing, as one block or as rows of a pitched copy.
 bool prepare_copy(const PermuteProblem&, const PermuteLayout& layout, PreparedPermute*, std::string* why) {
-  const int n = layout.rank;
-  const bool contiguous_rows = n == 0 || (layout[n - 1].in_stride == 1 && layout[n - 1].out_stride == 1);
-  if (layout.moves_nothing() && n <= 2 && contiguous_rows) return true;
+  if (layout.is_block_or_rows_copy()) return true;
   if (why) *why = "it copies layouts that move nothing and have at most one strided axis";
   return false;
 }
