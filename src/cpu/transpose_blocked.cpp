@@ -1,72 +1,208 @@
 #include "cpu/transpose_blocked.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <thread>
 #include <vector>
 
-#include "cpu/element.hpp"
+#include "cpu/tile_region.hpp"
+#include "cpu/transpose_scalar.hpp"
+#include "cpu/transpose_tiles_avx512.hpp"
 
 namespace xpose::detail {
 namespace {
 
-constexpr int64_t kBlock = 32;
+// Tuning of the AVX-512 tiles, per element size. A strip is the band of input rows that one work
+// unit walks column of tiles by column of tiles; its height is the run written to each output row.
+// Longer runs mean fewer partial lines between strips and fewer DRAM pages per byte written;
+// taller strips mean more input rows (and pages) live at once. Both settings aim at 2 KiB runs
+// (at most 512 rows) and prefetching about 8 KiB ahead. Measured on AMD EPYC Zen 5 (2 cores,
+// KVM), 2026-11-22, docs/cpu.md: f32 and f64 8192^2 at about 90% of memcpy with two threads.
+struct TileTuning {
+  int strip_tiles;
+  int prefetch_tiles;
+};
 
-int resolve_threads(int threads) {
-  if (threads > 0) return threads;
-  return std::max(1u, std::thread::hardware_concurrency());
+TileTuning tile_tuning(int elem_size) {
+  switch (elem_size) {
+    case 1:
+      return {8, 2};  // 64 x 64 B tiles: 512 rows, 512 B runs
+    case 2:
+      return {8, 4};  // 32 x 32: 256 rows, 512 B runs (measured: 16 and 32 no better)
+    case 4:
+      return {32, 8};  // 16 x 16: 512 rows, 2 KiB runs
+    case 8:
+      return {32, 16};  // 8 x 8: 256 rows, 2 KiB runs
+    default:
+      return {32, 32};  // 4 x 4: 128 rows, 2 KiB runs
+  }
 }
 
-template <typename T>
-void transpose_rows(const T* in, T* out, const Transpose2D& p, int64_t row_begin, int64_t row_end) {
-  for (int64_t b = 0; b < p.batch; ++b) {
-    const T* src = in + b * p.stride_in;
-    T* dst = out + b * p.stride_out;
-    for (int64_t i0 = row_begin; i0 < row_end; i0 += kBlock)
-      for (int64_t j0 = 0; j0 < p.cols; j0 += kBlock) {
-        const int64_t i1 = std::min(i0 + kBlock, row_end), j1 = std::min(j0 + kBlock, p.cols);
-        for (int64_t j = j0; j < j1; ++j)
-          for (int64_t i = i0; i < i1; ++i) dst[j * p.ld_out + i] = src[i * p.ld_in + j];
-      }
+// Without AVX-512 a strip is this many rows of scalar blocks.
+constexpr int64_t kScalarStripRows = 64;
+
+// Streaming stores skip the cache: right for outputs larger than the last-level cache can
+// usefully hold, wrong for small ones that the caller will read back from cache.
+constexpr int64_t kStreamFromBytes = int64_t{8} << 20;
+
+// Starting a thread costs 20 to 40 microseconds: each thread gets at least this much work
+// (measured in cache: two threads won on 4 MiB f32, lost on 4 MiB f64, won from 8 MiB).
+constexpr int64_t kMinBytesPerThread = int64_t{2} << 20;
+
+int hardware_threads() {
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+int resolve_threads(int threads, int64_t bytes) {
+  const int64_t wanted = threads > 0 ? threads : hardware_threads();
+  return static_cast<int>(std::max<int64_t>(1, std::min(wanted, bytes / kMinBytesPerThread)));
+}
+
+// Runs work(t, n) for t in [0, n): n - 1 new threads and the calling one. Should a thread fail to
+// start, the calling thread does that share and the ones after it.
+template <typename Work>
+void run_on_threads(int n, const Work& work) {
+  std::vector<std::thread> workers;
+  int started = 1;
+  try {
+    workers.reserve(static_cast<std::size_t>(n - 1));
+    for (; started < n; ++started) workers.emplace_back(work, started, n);
+  } catch (...) {
   }
+  work(0, n);
+  for (int t = started; t < n; ++t) work(t, n);
+  for (auto& worker : workers) worker.join();
+}
+
+void transpose_scalar_of_size(const TileRegion& r, int elem_size) {
+  switch (elem_size) {
+    case 1:
+      return transpose_region_scalar<1>(r);
+    case 2:
+      return transpose_region_scalar<2>(r);
+    case 4:
+      return transpose_region_scalar<4>(r);
+    case 8:
+      return transpose_region_scalar<8>(r);
+    case 16:
+      return transpose_region_scalar<16>(r);
+    default:
+      return;
+  }
+}
+
+// The problem cut into units: batch x strips of rows x panels of columns. Strips and panels are
+// whole tiles except the last ones; units are numbered matrix by matrix, strip by strip.
+struct WorkSplit {
+  const Transpose2D& p;
+  const unsigned char* in;
+  unsigned char* out;
+  bool vector;        // AVX-512 tiles, else scalar blocks
+  TileStores stores;  // for the tiles
+  int prefetch_tiles;
+  int64_t edge;  // tile edge in elements (1 for scalar)
+  int64_t strip_rows, panel_cols, strips, panels;
+
+  int64_t units() const { return p.batch * strips * panels; }
+
+  void run(int64_t unit) const {
+    const int64_t e = p.elem_size;
+    const int64_t b = unit / (strips * panels), strip = unit / panels % strips,
+                  panel = unit % panels;
+    TileRegion r{in + b * p.stride_in * e,
+                 out + b * p.stride_out * e,
+                 p.ld_in * e,
+                 p.ld_out * e,
+                 strip * strip_rows,
+                 std::min(p.rows, (strip + 1) * strip_rows),
+                 panel * panel_cols,
+                 std::min(p.cols, (panel + 1) * panel_cols)};
+    if (!vector) return transpose_scalar_of_size(r, p.elem_size);
+    // Whole tiles with the streaming loop; what is left at the bottom and the right with masked
+    // partial tiles.
+    const int64_t rows_end = r.row_begin + (r.row_end - r.row_begin) / edge * edge;
+    const int64_t cols_end = r.col_begin + (r.col_end - r.col_begin) / edge * edge;
+    TileRegion tiles = r, bottom = r, right = r;
+    tiles.row_end = right.row_end = rows_end;
+    tiles.col_end = cols_end;
+    bottom.row_begin = rows_end;
+    right.col_begin = cols_end;
+    // Strips start on whole tiles, so a strip below with rows has a whole tile to join.
+    StripJoins joins;
+    joins.head_written_above = tiles.row_begin > 0;
+    joins.complete_below = tiles.row_end == r.row_end && tiles.row_end < p.rows / edge * edge;
+    if (!tiles.empty()) transpose_tiles_avx512(tiles, p.elem_size, stores, joins, prefetch_tiles);
+    if (!right.empty()) transpose_edges_avx512(right, p.elem_size);
+    if (!bottom.empty()) transpose_edges_avx512(bottom, p.elem_size);
+  }
+};
+
+TileStores choose_stores(const void* out, const Transpose2D& p) {
+  if (p.bytes() < kStreamFromBytes) return TileStores::plain;
+  const int64_t e = p.elem_size;
+  const bool aligned = reinterpret_cast<uintptr_t>(out) % 64 == 0 && p.ld_out * e % 64 == 0 &&
+                       (p.batch == 1 || p.stride_out * e % 64 == 0);
+  return aligned ? TileStores::stream_aligned : TileStores::stream_shifted;
 }
 
 }  // namespace
 
+CpuTiles cpu_tiles_available() {
+  return avx512_tiles_available() ? CpuTiles::avx512 : CpuTiles::scalar;
+}
+
 void transpose_blocked(const void* in, void* out, const Transpose2D& p, int threads) {
-  const int n = std::min<int64_t>(resolve_threads(threads), std::max<int64_t>(1, p.rows / kBlock));
-  dispatch_element_size(p.elem_size, [&](auto element) {
-    using T = decltype(element);
-    const T* src = static_cast<const T*>(in);
-    T* dst = static_cast<T*>(out);
-    if (n <= 1) return transpose_rows(src, dst, p, 0, p.rows);
-    std::vector<std::thread> workers;
-    const int64_t chunk = (p.rows + n - 1) / n;
-    for (int t = 0; t < n; ++t) {
-      const int64_t begin = t * chunk, end = std::min(p.rows, begin + chunk);
-      if (begin < end) workers.emplace_back([=, &p] { transpose_rows(src, dst, p, begin, end); });
-    }
-    for (auto& worker : workers) worker.join();
+  transpose_blocked(in, out, p, threads, cpu_tiles_available());
+}
+
+void transpose_blocked(const void* in, void* out, const Transpose2D& p, int threads,
+                       CpuTiles tiles) {
+  if (p.empty()) return;
+  const int n = resolve_threads(threads, p.bytes());
+  const bool vector = tiles == CpuTiles::avx512 && avx512_tiles_available();
+  const TileTuning tuning = tile_tuning(p.elem_size);
+  const int64_t edge = vector ? tile_edge(p.elem_size) : 1;
+  WorkSplit split{p,
+                  static_cast<const unsigned char*>(in),
+                  static_cast<unsigned char*>(out),
+                  vector,
+                  choose_stores(out, p),
+                  tuning.prefetch_tiles,
+                  edge,
+                  vector ? tuning.strip_tiles * edge : kScalarStripRows,
+                  p.cols,
+                  0,
+                  1};
+  split.strips = (p.rows + split.strip_rows - 1) / split.strip_rows;
+  // Too few strips to keep every thread busy (few wide matrices): cut the columns into panels.
+  const int64_t wanted_units = 4 * int64_t{n};
+  if (n > 1 && p.batch * split.strips < wanted_units) {
+    const int64_t column_tiles = (p.cols + edge - 1) / edge;
+    const int64_t panels = std::min(
+        column_tiles, (wanted_units + p.batch * split.strips - 1) / (p.batch * split.strips));
+    split.panel_cols = (column_tiles + panels - 1) / panels * edge;
+    split.panels = (p.cols + split.panel_cols - 1) / split.panel_cols;
+  }
+  const bool streaming = vector && split.stores != TileStores::plain;
+  const int64_t units = split.units();
+  run_on_threads(n, [&split, units, streaming](int t, int count) {
+    const int64_t begin = units * t / count, end = units * (t + 1) / count;
+    for (int64_t unit = begin; unit < end; ++unit) split.run(unit);
+    if (streaming) stream_fence();
   });
 }
 
 void parallel_memcpy(void* dst, const void* src, int64_t bytes, int threads) {
-  const int n = resolve_threads(threads);
-  if (n <= 1 || bytes < (1 << 20)) {
-    std::memcpy(dst, src, static_cast<std::size_t>(bytes));
-    return;
-  }
-  std::vector<std::thread> workers;
-  const int64_t chunk = (bytes / n + 63) / 64 * 64;
-  for (int t = 0; t < n; ++t) {
-    const int64_t begin = t * chunk, end = std::min(bytes, begin + chunk);
-    if (begin < end)
-      workers.emplace_back([=] {
-        std::memcpy(static_cast<char*>(dst) + begin, static_cast<const char*>(src) + begin,
-                    static_cast<std::size_t>(end - begin));
-      });
-  }
-  for (auto& worker : workers) worker.join();
+  const int n = resolve_threads(threads, bytes);
+  run_on_threads(n, [=](int t, int count) {
+    // Chunks start on 64-byte boundaries so that no two threads write one cache line.
+    const int64_t chunk = (bytes / count + 63) / 64 * 64;
+    const int64_t begin = std::min(bytes, chunk * t);
+    const int64_t end = t + 1 == count ? bytes : std::min(bytes, begin + chunk);
+    std::memcpy(static_cast<char*>(dst) + begin, static_cast<const char*>(src) + begin,
+                static_cast<std::size_t>(end - begin));
+  });
 }
 
 }  // namespace xpose::detail

@@ -1,0 +1,201 @@
+#include "contenders.hpp"
+
+#include <cblas.h>
+#include <emmintrin.h>
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <complex>
+#include <cstring>
+#include <stdexcept>
+#include <thread>
+
+namespace {
+
+// Runs part(t, n) for t in [0, n) on n threads (the calling one included).
+void run_parts(int n, const std::function<void(int, int)>& part) {
+  std::vector<std::thread> workers;
+  for (int t = 1; t < n; ++t) workers.emplace_back(part, t, n);
+  part(0, n);
+  for (auto& worker : workers) worker.join();
+}
+
+// Input rows [begin, end) of part t of n.
+int64_t part_begin(int64_t rows, int t, int n) { return rows * t / n; }
+
+Contender xpose_kernel(const BenchCase& c, const std::string& kernel, int threads,
+                       const std::string& method) {
+  xpose::PlanOptions options;
+  options.kernel = kernel;
+  options.threads = threads;
+  xpose::Plan plan;
+  if (xpose::Plan::create(plan, xpose::Matrix{c.rows, c.cols}, c.type, xpose::Device::cpu,
+                          options) != xpose::Status::ok)
+    throw std::runtime_error("xpose kernel " + kernel + ": " + xpose::last_error_message());
+  const std::string name = kernel == "memcpy" ? "memcpy" : "xpose " + kernel;
+  return {name, method, threads, kernel != "memcpy",
+          [plan](const void* in, void* out) { plan.execute(in, out); }};
+}
+
+// A copy with SSE2 streaming stores (16-byte aligned destination chunks): what the memory does
+// when nothing is read for ownership. glibc's memcpy streams only above its own threshold.
+void stream_copy(unsigned char* dst, const unsigned char* src, int64_t bytes) {
+  int64_t k = 0;
+  for (; k < bytes && reinterpret_cast<uintptr_t>(dst + k) % 16 != 0; ++k) dst[k] = src[k];
+  for (; k + 64 <= bytes; k += 64)
+    for (int v = 0; v < 4; ++v)
+      _mm_stream_si128(reinterpret_cast<__m128i*>(dst + k + 16 * v),
+                       _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + k + 16 * v)));
+  _mm_sfence();
+  std::memcpy(dst + k, src + k, static_cast<std::size_t>(bytes - k));
+}
+
+Contender stream_copy_contender(const BenchCase& c, int threads) {
+  const int64_t bytes = c.bytes();
+  return {"stream copy", "SSE2 non-temporal copy, 64-byte aligned chunks", threads, false,
+          [bytes, threads](const void* in, void* out) {
+            run_parts(threads, [&](int t, int n) {
+              const int64_t begin = bytes * t / n / 64 * 64;
+              const int64_t end = t + 1 == n ? bytes : bytes * (t + 1) / n / 64 * 64;
+              stream_copy(static_cast<unsigned char*>(out) + begin,
+                          static_cast<const unsigned char*>(in) + begin, end - begin);
+            });
+          }};
+}
+
+// cblas_?omatcopy(RowMajor, Trans) of input rows [begin, end) into output columns [begin, end).
+template <typename T>
+void omatcopy_rows(const BenchCase& c, const T* in, T* out, int64_t begin, int64_t end) {
+  const auto rows = static_cast<blasint>(end - begin), cols = static_cast<blasint>(c.cols);
+  const auto ld_in = static_cast<blasint>(c.cols), ld_out = static_cast<blasint>(c.rows);
+  in += begin * c.cols;
+  out += begin;
+  if constexpr (std::is_same_v<T, float>)
+    cblas_somatcopy(CblasRowMajor, CblasTrans, rows, cols, 1.0f, in, ld_in, out, ld_out);
+  else if constexpr (std::is_same_v<T, double>)
+    cblas_domatcopy(CblasRowMajor, CblasTrans, rows, cols, 1.0, in, ld_in, out, ld_out);
+  else if constexpr (std::is_same_v<T, std::complex<float>>) {
+    const float one[2] = {1.0f, 0.0f};
+    cblas_comatcopy(CblasRowMajor, CblasTrans, rows, cols, one, reinterpret_cast<const float*>(in),
+                    ld_in, reinterpret_cast<float*>(out), ld_out);
+  } else {
+    const double one[2] = {1.0, 0.0};
+    cblas_zomatcopy(CblasRowMajor, CblasTrans, rows, cols, one, reinterpret_cast<const double*>(in),
+                    ld_in, reinterpret_cast<double*>(out), ld_out);
+  }
+}
+
+template <typename T>
+void add_openblas(const BenchCase& c, int threads, const std::string& function,
+                  std::vector<Contender>* list) {
+  const std::string method = function + "(RowMajor, Trans, alpha 1)";
+  list->push_back({"openblas omatcopy", method + ", one call", threads, true,
+                   [c, threads](const void* in, void* out) {
+                     openblas_set_num_threads(threads);
+                     omatcopy_rows(c, static_cast<const T*>(in), static_cast<T*>(out), 0, c.rows);
+                   }});
+  list->push_back({"openblas omatcopy split", method + " per row block, one block per thread",
+                   threads, true, [c, threads](const void* in, void* out) {
+                     run_parts(threads, [&](int t, int n) {
+                       omatcopy_rows(c, static_cast<const T*>(in), static_cast<T*>(out),
+                                     part_begin(c.rows, t, n), part_begin(c.rows, t + 1, n));
+                     });
+                   }});
+}
+
+template <typename T>
+using RowMajorMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+template <typename T>
+void eigen_rows(const BenchCase& c, const T* in, T* out, int64_t begin, int64_t end) {
+  const Eigen::Map<const RowMajorMatrix<T>> src(in, c.rows, c.cols);
+  Eigen::Map<RowMajorMatrix<T>> dst(out, c.cols, c.rows);
+  if (begin == 0 && end == c.rows)
+    dst = src.transpose();
+  else
+    dst.middleCols(begin, end - begin) = src.middleRows(begin, end - begin).transpose();
+}
+
+template <typename T>
+void add_eigen(const BenchCase& c, int threads, std::vector<Contender>* list) {
+  list->push_back({"eigen", "dst = src.transpose() on RowMajor Maps, one thread", 1, true,
+                   [c](const void* in, void* out) {
+                     eigen_rows(c, static_cast<const T*>(in), static_cast<T*>(out), 0, c.rows);
+                   }});
+  list->push_back({"eigen split", "the same per row block, one block per thread", threads, true,
+                   [c, threads](const void* in, void* out) {
+                     run_parts(threads, [&](int t, int n) {
+                       eigen_rows(c, static_cast<const T*>(in), static_cast<T*>(out),
+                                  part_begin(c.rows, t, n), part_begin(c.rows, t + 1, n));
+                     });
+                   }});
+}
+
+}  // namespace
+
+std::string BenchCase::name() const {
+  return std::string(xpose::to_string(type)) + " " + std::to_string(rows) + "x" +
+         std::to_string(cols);
+}
+
+bool parse_bench_case(const std::string& text, BenchCase* c) {
+  const auto colon = text.find(':'), times = text.find('x', colon);
+  if (colon == std::string::npos || times == std::string::npos) return false;
+  if (xpose::parse_dtype(text.substr(0, colon), &c->type) != xpose::Status::ok) return false;
+  try {
+    c->rows = std::stoll(text.substr(colon + 1, times - colon - 1));
+    c->cols = std::stoll(text.substr(times + 1));
+  } catch (const std::exception&) {
+    return false;
+  }
+  return c->rows > 0 && c->cols > 0;
+}
+
+std::vector<Contender> make_contenders(const BenchCase& c, int threads, bool with_reference) {
+  std::vector<Contender> list;
+  list.push_back(xpose_kernel(c, "memcpy", threads, "std::memcpy, one chunk per thread"));
+  list.push_back(stream_copy_contender(c, threads));
+  if (with_reference)
+    list.push_back(xpose_kernel(c, "reference", 1, "plain loops (the definition), one thread"));
+  list.push_back(xpose_kernel(c, "blocked", 1, "AVX-512 tiles, one thread"));
+  list.push_back(xpose_kernel(c, "threaded", threads, "AVX-512 tiles, strips over threads"));
+  switch (c.type) {
+    case xpose::DType::f32:
+      add_openblas<float>(c, threads, "cblas_somatcopy", &list);
+      break;
+    case xpose::DType::f64:
+      add_openblas<double>(c, threads, "cblas_domatcopy", &list);
+      break;
+    case xpose::DType::c64:
+      add_openblas<std::complex<float>>(c, threads, "cblas_comatcopy", &list);
+      break;
+    case xpose::DType::c128:
+      add_openblas<std::complex<double>>(c, threads, "cblas_zomatcopy", &list);
+      break;
+    default:
+      break;  // OpenBLAS has no omatcopy for integers or half precision
+  }
+  switch (xpose::size_of(c.type)) {
+    case 1:
+      add_eigen<uint8_t>(c, threads, &list);
+      break;
+    case 2:
+      add_eigen<uint16_t>(c, threads, &list);
+      break;
+    case 4:
+      add_eigen<float>(c, threads, &list);
+      break;
+    case 8:
+      add_eigen<double>(c, threads, &list);
+      break;
+    default:
+      add_eigen<std::complex<double>>(c, threads, &list);
+      break;
+  }
+  return list;
+}
+
+std::string openblas_description() {
+  return std::string(openblas_get_config()) + ", " + std::to_string(openblas_get_num_threads()) +
+         " threads allowed";
+}
