@@ -194,14 +194,16 @@ void transpose_blocked(const void* in, void* out, const Transpose2D& p, int thre
 }
 
 void parallel_memcpy(void* dst, const void* src, int64_t bytes, int threads) {
+  if (bytes <= 0) return;  // empty buffers may be null, which memcpy does not accept even for 0 bytes
   const int n = resolve_threads(threads, bytes);
   run_on_threads(n, [=](int t, int count) {
     // Chunks start on 64-byte boundaries so that no two threads write one cache line.
     const int64_t chunk = (bytes / count + 63) / 64 * 64;
     const int64_t begin = std::min(bytes, chunk * t);
     const int64_t end = t + 1 == count ? bytes : std::min(bytes, begin + chunk);
-    std::memcpy(static_cast<char*>(dst) + begin, static_cast<const char*>(src) + begin,
-                static_cast<std::size_t>(end - begin));
+    if (end > begin)
+      std::memcpy(static_cast<char*>(dst) + begin, static_cast<const char*>(src) + begin,
+                  static_cast<std::size_t>(end - begin));
   });
 }
 
