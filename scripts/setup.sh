@@ -29,6 +29,7 @@ fi
 
 build_dir="${XPOSE_BUILD_DIR:-build}"
 jobs="$(nproc 2>/dev/null || echo 2)"
-cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release "$@" >"$build_dir.configure.log" 2>&1 \
-  || { cat "$build_dir.configure.log" >&2; exit 1; }
+mkdir -p "$build_dir"
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release "$@" >"$build_dir/configure.log" 2>&1 \
+  || { cat "$build_dir/configure.log" >&2; exit 1; }
 cmake --build "$build_dir" -j "$jobs"
