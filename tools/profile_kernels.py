@@ -28,7 +28,7 @@ KERNEL_FUNCTIONS = {
     "tile": "regex:tile_transpose_kernel",
     "interleave": "regex:interleave_kernel",
     "deinterleave": "regex:deinterleave_kernel",
-    "cublas_geam": "regex:geam",
+    "cublas_geam": "regex:geam|transpose_readWrite",  # cuBLAS 13 names its kernel transpose_readWrite_*
 }
 
 METRICS = {
