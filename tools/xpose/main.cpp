@@ -22,6 +22,12 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);  // --help
+    // CLI11 reports an unknown command only as "A subcommand is required": name it.
+    if (app.get_subcommands().empty() && argc > 1 && argv[1][0] != '-') {
+      std::fprintf(stderr, "xpose: error: unknown command '%s' (expected bench or kernels; see xpose --help)\n",
+                   argv[1]);
+      return kExitUsage;
+    }
     std::fprintf(stderr, "xpose: error: %s (see xpose --help)\n", e.what());
     return kExitUsage;
   }

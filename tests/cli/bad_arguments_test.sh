@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# `xpose bench` with malformed arguments: each must exit with status 2, print exactly one line on
+# stderr that names the bad value, print nothing on stdout, and finish within 10 s (no hang, no
+# crash). One tiny CPU run checks that a good command still passes. No GPU needed.
+# Usage: bad_arguments_test.sh PATH/TO/xpose
+set -u
+
+xpose="${1:?usage: $0 PATH/TO/xpose}"
+scratch="$(mktemp -d "${TMPDIR:-/tmp}/xpose-cli-test-XXXXXX")"
+trap 'rm -rf "$scratch"' EXIT
+
+failures=0
+cases=0
+
+# expect_usage_error NAME TEXT ARGS...: exit 2, one stderr line containing TEXT, empty stdout.
+expect_usage_error() {
+  local name="$1" text="$2"
+  shift 2
+  cases=$((cases + 1))
+  local status=0
+  timeout 10 "$xpose" "$@" >"$scratch/stdout" 2>"$scratch/stderr" </dev/null || status=$?
+  local problems=()
+  [ "$status" -eq 124 ] && problems+=("timed out after 10 s")
+  [ "$status" -ne 2 ] && [ "$status" -ne 124 ] && problems+=("exit status $status, expected 2")
+  local lines
+  lines="$(wc -l <"$scratch/stderr")"
+  [ "$lines" -ne 1 ] && problems+=("$lines lines on stderr, expected 1")
+  grep -qF -- "$text" "$scratch/stderr" || problems+=("stderr does not contain '$text'")
+  [ -s "$scratch/stdout" ] && problems+=("stdout is not empty")
+  if [ "${#problems[@]}" -gt 0 ]; then
+    failures=$((failures + 1))
+    echo "FAIL $name: xpose $*"
+    for problem in "${problems[@]}"; do echo "  - $problem"; done
+    echo "  stderr:"; sed 's/^/    | /' "$scratch/stderr"
+    echo "  stdout:"; head -5 "$scratch/stdout" | sed 's/^/    | /'
+  else
+    echo "ok   $name: $(cat "$scratch/stderr")"
+  fi
+}
+
+# A tiny valid run on the CPU, so the cases below differ from it only in the bad argument.
+good=(bench --device cpu --no-progress)
+
+expect_usage_error unknown_dtype "f33" "${good[@]}" --rows 8 --dtype f33
+expect_usage_error unknown_dtype_in_list "f33" "${good[@]}" --rows 8 --dtype f32,f33
+expect_usage_error unknown_kernel "nosuchkernel" "${good[@]}" --rows 8 --kernels blocked,nosuchkernel
+expect_usage_error unknown_device "gpu0" bench --device gpu0 --rows 8
+expect_usage_error negative_rows "-5" "${good[@]}" --rows=-5
+expect_usage_error negative_cols "-7" "${good[@]}" --rows 8 --cols=-7
+expect_usage_error non_numeric_rows "abc" "${good[@]}" --rows abc
+expect_usage_error non_numeric_cols "12x" "${good[@]}" --rows 8 --cols 12x
+expect_usage_error zero_rows "'0'" "${good[@]}" --rows 0
+expect_usage_error empty_rows "--rows" "${good[@]}" --rows ""
+expect_usage_error overflowing_rows "99999999999999999999" "${good[@]}" --rows 99999999999999999999
+expect_usage_error overflowing_shape "overflows 64-bit" "${good[@]}" --rows 999999999999999999
+expect_usage_error zero_batch "--batch" "${good[@]}" --rows 8 --batch 0
+expect_usage_error negative_pad_in "-1" "${good[@]}" --rows 8 --pad-in=-1
+expect_usage_error zero_reps "--reps" "${good[@]}" --rows 8 --reps 0
+expect_usage_error negative_reps "-3" "${good[@]}" --rows 8 --reps=-3
+expect_usage_error non_numeric_reps "many" "${good[@]}" --rows 8 --reps many
+expect_usage_error negative_warmup "-1" "${good[@]}" --rows 8 --warmup=-1
+expect_usage_error negative_threads "-2" "${good[@]}" --rows 8 --threads=-2
+expect_usage_error non_numeric_seed "abc" "${good[@]}" --rows 8 --seed abc
+expect_usage_error missing_suite_file "$scratch/missing.txt" "${good[@]}" --suite "$scratch/missing.txt"
+
+printf '# comment\n8 8 f32\n16 16 f33\n' >"$scratch/bad_dtype.txt"
+expect_usage_error suite_bad_dtype "bad_dtype.txt:3" "${good[@]}" --suite "$scratch/bad_dtype.txt"
+expect_usage_error suite_bad_dtype_names_it "f33" "${good[@]}" --suite "$scratch/bad_dtype.txt"
+printf '8 8\n' >"$scratch/too_few.txt"
+expect_usage_error suite_too_few_fields "too_few.txt:1" "${good[@]}" --suite "$scratch/too_few.txt"
+printf '8 8 f32 2 9\n' >"$scratch/too_many.txt"
+expect_usage_error suite_too_many_fields "too_many.txt:1" "${good[@]}" --suite "$scratch/too_many.txt"
+printf '8 abc f32\n' >"$scratch/non_numeric.txt"
+expect_usage_error suite_non_numeric "'abc'" "${good[@]}" --suite "$scratch/non_numeric.txt"
+printf -- '-8 8 f32\n' >"$scratch/negative.txt"
+expect_usage_error suite_negative "'-8'" "${good[@]}" --suite "$scratch/negative.txt"
+printf 'dims 4 5 6 | perm 0 0 1\n' >"$scratch/repeated_perm.txt"
+expect_usage_error suite_perm_not_a_permutation "repeated_perm.txt:1" "${good[@]}" --suite "$scratch/repeated_perm.txt"
+printf 'dims 4 5 | perm 0 2\n' >"$scratch/perm_out_of_range.txt"
+expect_usage_error suite_perm_out_of_range "perm entry 2" "${good[@]}" --suite "$scratch/perm_out_of_range.txt"
+printf 'dims 4 5 6 | perm 1 0\n' >"$scratch/perm_too_short.txt"
+expect_usage_error suite_perm_too_short "perm_too_short.txt:1" "${good[@]}" --suite "$scratch/perm_too_short.txt"
+printf 'dims 4 x | perm 1 0\n' >"$scratch/dims_non_numeric.txt"
+expect_usage_error suite_dims_non_numeric "'x'" "${good[@]}" --suite "$scratch/dims_non_numeric.txt"
+printf 'dims 4 5 perm 1 0\n' >"$scratch/no_bar.txt"
+expect_usage_error suite_permute_line_without_bar "no_bar.txt:1" "${good[@]}" --suite "$scratch/no_bar.txt"
+printf '# nothing but a comment\n\n' >"$scratch/empty.txt"
+expect_usage_error suite_without_cases "no cases" "${good[@]}" --suite "$scratch/empty.txt"
+
+expect_usage_error cols_without_rows "--cols" "${good[@]}" --cols 8
+expect_usage_error dims_without_perm "--dims" "${good[@]}" --dims "4 5"
+expect_usage_error perm_without_dims "--perm" "${good[@]}" --perm "1 0"
+expect_usage_error perm_repeats_an_axis "perm" "${good[@]}" --dims "4 5 6" --perm "0 0 1"
+expect_usage_error perm_out_of_range "2" "${good[@]}" --dims "4 5" --perm "0 2"
+expect_usage_error perm_non_numeric "'b'" "${good[@]}" --dims "4 5" --perm "1 b"
+expect_usage_error rows_and_suite "--suite" "${good[@]}" --rows 8 --suite seeds
+expect_usage_error unknown_option "--frobnicate" "${good[@]}" --rows 8 --frobnicate
+expect_usage_error unknown_command "'frobnicate'" frobnicate --rows 8
+expect_usage_error no_command "subcommand"
+expect_usage_error unknown_format "xml" "${good[@]}" --rows 8 --format xml
+expect_usage_error output_not_writable "$scratch/no/such/dir/out.json" "${good[@]}" --rows 8 --reps 1 --warmup 0 --output "$scratch/no/such/dir/out.json"
+
+# A good command: exit 0 and a verified table.
+cases=$((cases + 1))
+status=0
+timeout 10 "$xpose" bench --device cpu --rows 33 --cols 17 --dtype u8 --reps 2 --warmup 1 \
+  --kernels blocked --no-progress >"$scratch/stdout" 2>"$scratch/stderr" </dev/null || status=$?
+if [ "$status" -eq 0 ] && grep -q "Verification: PASSED" "$scratch/stdout"; then
+  echo "ok   tiny_cpu_bench_passes"
+else
+  failures=$((failures + 1))
+  echo "FAIL tiny_cpu_bench_passes: exit status $status"
+  sed 's/^/    | /' "$scratch/stdout" "$scratch/stderr"
+fi
+
+echo "$((cases - failures)) of $cases cases behaved as required"
+[ "$failures" -eq 0 ]
