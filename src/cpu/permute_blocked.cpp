@@ -4,44 +4,27 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
-#include <system_error>
-#include <thread>
-#include <vector>
 
 #include "core/problem.hpp"
+#include "cpu/thread_pool.hpp"
 #include "cpu/transpose_blocked.hpp"
 
 namespace xpose::detail {
 namespace {
 
-// Starting a thread costs some tens of microseconds: each thread gets at least this much work.
+// Each thread gets at least this much work (set when every call started its own threads).
 constexpr int64_t kMinBytesPerThread = int64_t{1} << 20;
 // Bytes a tile copies: both the lines it reads and those it writes stay in a 48 KiB L1.
 constexpr int64_t kTileBytes = 16 << 10;
 
 int resolve_threads(int threads, int64_t bytes) {
-  const int64_t hardware = std::max(1u, std::thread::hardware_concurrency());
-  const int64_t wanted = threads > 0 ? threads : hardware;
-  return static_cast<int>(std::max<int64_t>(1, std::min(wanted, bytes / kMinBytesPerThread)));
+  return threads_for(threads, bytes, kMinBytesPerThread);
 }
 
-// Runs work(begin, end) over [0, units) cut into n contiguous ranges: n - 1 new threads and the
-// calling one. If a thread cannot be started, the calling thread does its share.
+// Runs work(begin, end) over [0, units) cut into n contiguous ranges, on the pool.
 template <typename Work>
 void run_on_threads(int n, int64_t units, const Work& work) {
-  const auto range = [&](int t) { work(units * t / n, units * (t + 1) / n); };
-  std::vector<std::thread> workers;
-  std::vector<int> left_over;
-  for (int t = 1; t < n; ++t) {
-    try {
-      workers.emplace_back(range, t);
-    } catch (const std::system_error&) {
-      left_over.push_back(t);
-    }
-  }
-  range(0);
-  for (int t : left_over) range(t);
-  for (auto& worker : workers) worker.join();
+  parallel_for(n, [&](int t, int count) { work(units * t / count, units * (t + 1) / count); });
 }
 
 // An axis with strides in bytes.

@@ -3,11 +3,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <thread>
-#include <vector>
 
 #include "cpu/tile_region.hpp"
 #include "cpu/transpose_scalar.hpp"
+#include "cpu/thread_pool.hpp"
 #include "cpu/transpose_tiles_avx512.hpp"
 
 namespace xpose::detail {
@@ -46,33 +45,13 @@ constexpr int64_t kScalarStripRows = 64;
 // usefully hold, wrong for small ones that the caller will read back from cache.
 constexpr int64_t kStreamFromBytes = int64_t{8} << 20;
 
-// Starting a thread costs 20 to 40 microseconds: each thread gets at least this much work
-// (measured in cache: two threads won on 4 MiB f32, lost on 4 MiB f64, won from 8 MiB).
+// Each thread gets at least this much work (measured when every call started its threads, 20 to
+// 40 us each: two threads won on 4 MiB f32, lost on 4 MiB f64, won from 8 MiB; with the pool the
+// cost is a wake-up, so this could come down once re-measured).
 constexpr int64_t kMinBytesPerThread = int64_t{2} << 20;
 
-int hardware_threads() {
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
-
 int resolve_threads(int threads, int64_t bytes) {
-  const int64_t wanted = threads > 0 ? threads : hardware_threads();
-  return static_cast<int>(std::max<int64_t>(1, std::min(wanted, bytes / kMinBytesPerThread)));
-}
-
-// Runs work(t, n) for t in [0, n): n - 1 new threads and the calling one. Should a thread fail to
-// start, the calling thread does that share and the ones after it.
-template <typename Work>
-void run_on_threads(int n, const Work& work) {
-  std::vector<std::thread> workers;
-  int started = 1;
-  try {
-    workers.reserve(static_cast<std::size_t>(n - 1));
-    for (; started < n; ++started) workers.emplace_back(work, started, n);
-  } catch (...) {
-  }
-  work(0, n);
-  for (int t = started; t < n; ++t) work(t, n);
-  for (auto& worker : workers) worker.join();
+  return threads_for(threads, bytes, kMinBytesPerThread);
 }
 
 void transpose_scalar_of_size(const TileRegion& r, int elem_size) {
@@ -186,7 +165,7 @@ void transpose_blocked(const void* in, void* out, const Transpose2D& p, int thre
   }
   const bool streaming = vector && split.stores != TileStores::plain;
   const int64_t units = split.units();
-  run_on_threads(n, [&split, units, streaming](int t, int count) {
+  parallel_for(n, [&split, units, streaming](int t, int count) {
     const int64_t begin = units * t / count, end = units * (t + 1) / count;
     for (int64_t unit = begin; unit < end; ++unit) split.run(unit);
     if (streaming) stream_fence();
@@ -196,7 +175,7 @@ void transpose_blocked(const void* in, void* out, const Transpose2D& p, int thre
 void parallel_memcpy(void* dst, const void* src, int64_t bytes, int threads) {
   if (bytes <= 0) return;  // empty buffers may be null, which memcpy does not accept even for 0 bytes
   const int n = resolve_threads(threads, bytes);
-  run_on_threads(n, [=](int t, int count) {
+  parallel_for(n, [=](int t, int count) {
     // Chunks start on 64-byte boundaries so that no two threads write one cache line.
     const int64_t chunk = (bytes / count + 63) / 64 * 64;
     const int64_t begin = std::min(bytes, chunk * t);
