@@ -1,6 +1,6 @@
 // The production 2D transpose kernel.
 //
-// A block moves one tile (TileTuning<Size>: kRows x kCols elements) per iteration:
+// A block moves one tile (TileTuning<Size, Compact>: kRows x kCols elements) per iteration:
 //   1. load: the input tile's rows as 16-byte vectors (coalesced, several loads in flight per
 //      thread), stored to shared memory as whole 16-byte groups;
 //   2. transpose: each thread reads a micro-block of V = 16 / Size rows by K = word / Size columns
@@ -11,8 +11,9 @@
 // 16-byte groups stay aligned and the column reads of step 2 spread over the banks.
 //
 // Edge tiles, and views whose rows are not 16-byte aligned (odd leading dimensions), take the
-// general form of a step: the aligned 16-byte vectors overlapping each row segment, with the
-// elements of the (at most two) vectors that stick out of the segment moved one by one.
+// general form of the steps (ShiftedTile below): rows move as the aligned 16-byte chunks that
+// cover them into a shared tile that keeps each row's misalignment, and output vectors are
+// gathered element by element. Unaligned views use an instantiation of their own (General).
 //
 // Blocks walk tiles with the input row-tile index fastest: neighbouring tiles of an output row
 // run at the same time, so the 32-byte sectors they share are completed in L2 before eviction.
