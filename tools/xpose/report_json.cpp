@@ -71,13 +71,6 @@ Json case_json(const CaseResult& result) {
     json["out_dims"] = out_dims;
     json["dtype"] = xpose::to_string(p.dtype);
     json["element_bytes"] = size_of(p.dtype);
-    json["bytes"] = result.bytes;
-    json["input_mb"] = static_cast<double>(result.bytes) / 1e6;
-    json["output_mb"] = static_cast<double>(result.bytes) / 1e6;
-    json["input_buffer_bytes"] = result.input_buffer_bytes;
-    json["output_buffer_bytes"] = result.output_buffer_bytes;
-    json["buffer_pairs"] = result.buffer_pairs;
-    json["cache_resident"] = result.cache_resident;
   } else {
     const MatrixCase& m = bench_case.matrix;
     const Matrix view = m.matrix();
@@ -89,14 +82,14 @@ Json case_json(const CaseResult& result) {
     json["batch"] = m.batch;
     json["ld_in"] = view.ld_in ? view.ld_in : m.cols;
     json["ld_out"] = view.ld_out ? view.ld_out : m.rows;
-    json["bytes"] = result.bytes;
-    json["input_mb"] = static_cast<double>(result.bytes) / 1e6;
-    json["output_mb"] = static_cast<double>(result.bytes) / 1e6;
-    json["input_buffer_bytes"] = result.input_buffer_bytes;
-    json["output_buffer_bytes"] = result.output_buffer_bytes;
-    json["buffer_pairs"] = result.buffer_pairs;
-    json["cache_resident"] = result.cache_resident;
   }
+  json["bytes"] = result.bytes;
+  json["input_mb"] = static_cast<double>(result.bytes) / 1e6;
+  json["output_mb"] = static_cast<double>(result.bytes) / 1e6;
+  json["input_buffer_bytes"] = result.input_buffer_bytes;
+  json["output_buffer_bytes"] = result.output_buffer_bytes;
+  json["buffer_pairs"] = result.buffer_pairs;
+  json["cache_resident"] = result.cache_resident;
   json["status"] = to_string(result.outcome);
   json["note"] = result.note;
   Json variants = Json::array();
