@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "dist/place_kernel.hpp"
 #include "dist/schedule.hpp"
 #include "xpose/dist.hpp"
 
@@ -301,24 +302,34 @@ Status execute_group(const Execution* executions, int count) {
                                          x.out + d.self_out_col * p.elem_size, x.stream));
   }
 
-  for (int s = 0; s < steps; ++s) {
+  // Each stage of step s, for every member. The host issues step s+1's packing before step s's
+  // exchange, so the packing never waits behind a host call that returns late (ncclGroupEnd).
+  auto pack = [&](int s) -> Status {
     const int slot = s % 2;
-    // Pack: once the exchange that last used this send slot is done.
     for (const Member& x : members) {
       const Plan::Impl& p = *x.impl;
       XPOSE_CUDA(cudaSetDevice(p.device));
+      // Once the exchange that last read this send slot is done.
       XPOSE_CUDA(cudaStreamWaitEvent(p.pack_stream, p.exchanged[slot], 0));
       for (const detail::Send& send : p.schedule.steps[s].sends)
         XPOSE_DIST_TRY(p.pack_plans.at({send.rows, send.cols})
                            .execute(x.in + send.in_col * p.elem_size, p.send_slot[slot] + send.slot_offset,
                                     p.pack_stream));
       XPOSE_CUDA(cudaEventRecord(p.packed[slot], p.pack_stream));
-      // The exchange waits for the packing and for the placing that last used the receive slot.
+    }
+    return Status::ok;
+  };
+  auto exchange = [&](int s) -> Status {
+    const int slot = s % 2;
+    for (const Member& x : members) {
+      const Plan::Impl& p = *x.impl;
+      XPOSE_CUDA(cudaSetDevice(p.device));
+      // After the packing, and after the placing that last read this receive slot.
       XPOSE_CUDA(cudaStreamWaitEvent(p.exchange_stream, p.packed[slot], 0));
       XPOSE_CUDA(cudaStreamWaitEvent(p.exchange_stream, p.placed[slot], 0));
     }
-    // Exchange: every member's sends and receives of this step in one NCCL group (required when
-    // one thread drives several ranks; merely efficient otherwise).
+    // Every member's sends and receives of this step in one NCCL group (required when one
+    // thread drives several ranks; merely efficient otherwise).
     XPOSE_NCCL(ncclGroupStart());
     ncclResult_t queued = ncclSuccess;
     for (const Member& x : members) {
@@ -336,20 +347,35 @@ Status execute_group(const Execution* executions, int count) {
     const ncclResult_t ended = ncclGroupEnd();
     XPOSE_DIST_TRY(check_nccl(queued, "ncclSend/ncclRecv"));
     XPOSE_DIST_TRY(check_nccl(ended, "ncclGroupEnd"));
-    // Place: each received block into its rows and columns of the output block.
     for (const Member& x : members) {
       const Plan::Impl& p = *x.impl;
       XPOSE_CUDA(cudaSetDevice(p.device));
       XPOSE_CUDA(cudaEventRecord(p.exchanged[slot], p.exchange_stream));
+    }
+    return Status::ok;
+  };
+  auto place = [&](int s) -> Status {
+    const int slot = s % 2;
+    for (const Member& x : members) {
+      const Plan::Impl& p = *x.impl;
+      XPOSE_CUDA(cudaSetDevice(p.device));
       XPOSE_CUDA(cudaStreamWaitEvent(p.place_stream, p.exchanged[slot], 0));
-      const size_t pitch = static_cast<size_t>(p.layout.ld_out * p.elem_size);
-      for (const detail::Receive& r : p.schedule.steps[s].receives)
-        XPOSE_CUDA(cudaMemcpy2DAsync(x.out + (r.out_row * p.layout.ld_out + r.out_col) * p.elem_size, pitch,
-                                     p.receive_slot[slot] + r.slot_offset, static_cast<size_t>(r.cols * p.elem_size),
-                                     static_cast<size_t>(r.cols * p.elem_size), static_cast<size_t>(r.rows),
-                                     cudaMemcpyDeviceToDevice, p.place_stream));
+      const int64_t pitch = p.layout.ld_out * p.elem_size;
+      for (const detail::Receive& r : p.schedule.steps[s].receives) {
+        unsigned char* to = x.out + (r.out_row * p.layout.ld_out + r.out_col) * p.elem_size;
+        const unsigned char* from = p.receive_slot[slot] + r.slot_offset;
+        const int64_t width = r.cols * p.elem_size;
+        XPOSE_CUDA(detail::launch_copy_2d(to, pitch, from, width, width, r.rows, p.place_stream));
+      }
       XPOSE_CUDA(cudaEventRecord(p.placed[slot], p.place_stream));
     }
+    return Status::ok;
+  };
+  if (steps > 0) XPOSE_DIST_TRY(pack(0));
+  for (int s = 0; s < steps; ++s) {
+    if (s + 1 < steps) XPOSE_DIST_TRY(pack(s + 1));
+    XPOSE_DIST_TRY(exchange(s));
+    XPOSE_DIST_TRY(place(s));
   }
 
   // Join: the caller's stream continues after the last placement, which follows every exchange
