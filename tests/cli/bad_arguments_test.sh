@@ -100,6 +100,35 @@ expect_usage_error no_command "subcommand"
 expect_usage_error unknown_format "xml" "${good[@]}" --rows 8 --format xml
 expect_usage_error output_not_writable "$scratch/no/such/dir/out.json" "${good[@]}" --rows 8 --reps 1 --warmup 0 --output "$scratch/no/such/dir/out.json"
 
+# The distributed bench (--gpus N): its own arguments are checked before any GPU is counted, so
+# these hold on every machine, with or without NCCL in the build.
+dist=(bench --no-progress)
+expect_usage_error gpus_one "--gpus: '1'" "${dist[@]}" --gpus 1
+expect_usage_error gpus_non_numeric "'x'" "${dist[@]}" --gpus x
+expect_usage_error gpus_zero "'0'" "${dist[@]}" --gpus 0
+expect_usage_error split_without_gpus "--split" "${dist[@]}" --rows 8 --split even
+expect_usage_error step_bytes_without_gpus "--step-bytes" "${dist[@]}" --rows 8 --step-bytes 1M
+printf '8 8 f32 diagonal\n' >"$scratch/dist_bad_split.txt"
+# The next ones need a build with NCCL to reach their check (without it, --gpus 2 is refused first).
+if "$xpose" bench --gpus 2 --split odd 2>&1 | grep -q "no multi-GPU support"; then
+  echo "skip dist argument checks past --gpus: this build has no NCCL"
+else
+  expect_usage_error gpus_unknown_split "'odd'" "${dist[@]}" --gpus 2 --rows 8 --split odd
+  expect_usage_error gpus_unknown_variant "nosuchvariant" "${dist[@]}" --gpus 2 --rows 8 --kernels dist,nosuchvariant
+  expect_usage_error gpus_bad_step_bytes "'12Q'" "${dist[@]}" --gpus 2 --rows 8 --step-bytes 12Q
+  expect_usage_error gpus_with_device "--device" "${dist[@]}" --gpus 2 --rows 8 --device cuda
+  expect_usage_error gpus_suite_bad_split "dist_bad_split.txt:1" "${dist[@]}" --gpus 2 --suite "$scratch/dist_bad_split.txt"
+  expect_usage_error gpus_bad_rows "'abc'" "${dist[@]}" --gpus 2 --rows abc
+fi
+# --gpus 2 where fewer than 2 GPUs are visible: refused, naming the value. Skipped where 2 are
+# (`xpose kernels` prints "cuda (N devices visible):"; the run would be real there, and tiny).
+visible_gpus="$(timeout 10 "$xpose" kernels 2>/dev/null | sed -n 's/^cuda (\([0-9][0-9]*\) devices* visible):.*/\1/p' | head -1)"
+if [ "${visible_gpus:-0}" -ge 2 ]; then
+  echo "skip gpus_more_than_visible: $visible_gpus GPUs are visible"
+else
+  expect_usage_error gpus_more_than_visible "--gpus 2" "${dist[@]}" --gpus 2 --rows 8 --reps 1 --warmup 0
+fi
+
 # A good command: exit 0 and a verified table.
 cases=$((cases + 1))
 status=0

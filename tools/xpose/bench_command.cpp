@@ -374,6 +374,16 @@ CLI::App* add_bench_command(CLI::App& app, BenchArguments* a) {
   bench->add_flag("--no-launch-gate", a->no_launch_gate,
                   "GPU: enqueue timed launches without holding the stream first (for profilers; "
                   "automatic when a CUDA tool such as ncu is attached)");
+  // The distributed bench (dist_bench.hpp): main() hands the run to it when --gpus is given.
+  CLI::Option* gpus = bench->add_option("--gpus", a->gpus,
+                                        "Distributed transpose over GPUs 0..N-1 (xpose::dist, NCCL) against the "
+                                        "bare exchange and a gather on GPU 0; N >= 2")
+                          ->type_name("N");
+  bench->add_option("--split", a->split, "With --gpus: how rows are shared, even, uneven or both (default both)")
+      ->type_name("SPLIT")->needs(gpus);
+  bench->add_option("--step-bytes", a->step_bytes,
+                    "With --gpus: the dist plans' pipeline step per peer, e.g. 64M; 0 = one step")
+      ->type_name("BYTES")->needs(gpus);
   return bench;
 }
 

@@ -7,6 +7,7 @@
 
 #include "bench_command.hpp"
 #include "build_info.hpp"
+#include "dist_bench.hpp"
 #include "kernels_command.hpp"
 
 int main(int argc, char** argv) {
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
   }
 
   if (*kernels) return run_kernels_command();
+  if (bench->count("--gpus") > 0) return run_dist_bench_command(bench_arguments, *bench);
   BenchOptions options;
   std::string error;
   if (!resolve_bench_options(bench_arguments, *bench, &options, &error)) {

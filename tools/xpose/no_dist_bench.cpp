@@ -1,0 +1,16 @@
+// The distributed bench in a build without xpose::dist (NCCL was not found): `--gpus` is checked,
+// then refused with one line (resolve_dist_options, exit status 2).
+#include <cstdio>
+
+#include "dist_bench.hpp"
+
+namespace xpose::cli {
+
+bool dist_bench_built() { return false; }
+
+int run_dist_bench(const DistBenchOptions&) {
+  std::fprintf(stderr, "xpose bench: error: --gpus: this xpose build has no multi-GPU support\n");
+  return kExitUsage;
+}
+
+}  // namespace xpose::cli
