@@ -33,6 +33,9 @@ class DeviceCopy {
     if (data_) {
       EXPECT_TRUE(cuda_ok(cudaMemcpy(data_, host.data(), size_, cudaMemcpyHostToDevice),
                           "cudaMemcpy to device"));
+      // cudaMemcpy from pageable memory may return before its DMA has landed, and a kernel on a
+      // non-blocking stream does not wait for it.
+      EXPECT_TRUE(cuda_ok(cudaDeviceSynchronize(), "synchronize after cudaMemcpy to device"));
     }
   }
   ~DeviceCopy() { cudaFree(data_); }
