@@ -131,7 +131,8 @@ class Plan {
   // out = in^T for every matrix of the batch; for a permute plan, out = in permuted. Never
   // allocates; safe to call from several threads at once (on different outputs). `stream` is a
   // cudaStream_t for Device::cuda (nullptr: the default stream) and is ignored on the CPU. On the
-  // GPU the call is asynchronous.
+  // GPU the call is asynchronous; pointers and stream must belong to the current device, and a
+  // stream that is capturing a CUDA graph records the launches.
   Status execute(const void* in, void* out, void* stream = nullptr) const;
 
   bool valid() const;

@@ -42,6 +42,32 @@ Status check_device_pointer(const void* ptr, const char* name) {
   return Status::ok;
 }
 
+// A stream must belong to the current device, where the pointers were checked to live: the
+// runtime launches a kernel on its stream's device, so a stream of another GPU would run the kernel
+// there, on memory that is not its own (an illegal address, which ends the CUDA context, without
+// peer access). A stream that is capturing a graph is accepted, and the launches are captured:
+// cudaStreamQuery and cudaStreamGetDevice are not permitted on it (they fail and invalidate the
+// capture), cudaStreamIsCapturing is, so its device cannot be checked.
+Status check_stream(void* handle) {
+  const auto stream = static_cast<cudaStream_t>(handle);
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  cudaError_t e = cudaStreamIsCapturing(stream, &capture);
+  if (e == cudaSuccess && capture != cudaStreamCaptureStatusNone) return Status::ok;
+  int device = 0;
+  if (e == cudaSuccess) e = cudaStreamGetDevice(stream, &device);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    return fail(Status::invalid_argument,
+                message("stream (", handle, ") is not a valid CUDA stream: ", cudaGetErrorString(e)));
+  }
+  int current = 0;
+  XPOSE_GPU_TRY(cudaGetDevice(&current));
+  if (device != current)
+    return fail(Status::invalid_argument, message("stream (", handle, ") belongs to GPU ", device,
+                                                  " but the current device is GPU ", current));
+  return Status::ok;
+}
+
 }  // namespace
 
 Status cuda_check_available() {
@@ -59,14 +85,7 @@ Status cuda_check_available() {
 Status cuda_check_pointers(const void* in, const void* out, void* stream) {
   if (Status s = check_device_pointer(in, "in"); s != Status::ok) return s;
   if (Status s = check_device_pointer(out, "out"); s != Status::ok) return s;
-  if (stream != nullptr) {
-    const cudaError_t e = cudaStreamQuery(static_cast<cudaStream_t>(stream));
-    if (e != cudaSuccess && e != cudaErrorNotReady) {
-      cudaGetLastError();
-      return fail(Status::invalid_argument,
-                  message("stream (", stream, ") is not a valid CUDA stream: ", cudaGetErrorString(e)));
-    }
-  }
+  if (stream != nullptr) return check_stream(stream);
   return Status::ok;
 }
 
