@@ -382,7 +382,7 @@ CLI::App* add_bench_command(CLI::App& app, BenchArguments* a) {
   bench->add_option("--split", a->split, "With --gpus: how rows are shared, even, uneven or both (default both)")
       ->type_name("SPLIT")->needs(gpus);
   bench->add_option("--step-bytes", a->step_bytes,
-                    "With --gpus: the dist plans' pipeline step per peer, e.g. 64M; 0 = one step")
+                    "With --gpus: the dist plans' pipeline step per peer, e.g. 256M; 0 = one step")
       ->type_name("BYTES")->needs(gpus);
   return bench;
 }
