@@ -1,0 +1,222 @@
+// Property tests for the GPU kernels: the random problems of the CPU property tests
+// (common/random_problems.hpp) on every transposing and every permuting CUDA kernel, "auto"
+// included, each compared with the CPU reference. Every case copies its whole host allocation,
+// guards included, into one device arena allocated once per test, runs on a created stream and
+// copies the output allocation back, so the check sees every byte a kernel could have written
+// around the view. Views start at random element-aligned offsets, so a quarter of the cases are
+// not 16-byte aligned.
+//
+// XPOSE_TEST_SEED (default kDefaultPropertySeed) and XPOSE_TEST_CASES override seed and count;
+// XPOSE_TEST_SMALL=1 (compute-sanitizer runs) runs a tenth of the cases. A failure prints the
+// seed, the case number, the kernel and the problem.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "common/permute_check.hpp"
+#include "common/random_problems.hpp"
+#include "cuda_check.hpp"
+
+namespace {
+
+using xpose::Device;
+using xpose::Status;
+
+// Cases per kernel: "auto" is what users run; the named kernels get fewer each.
+constexpr uint64_t kAutoCases = 3000;
+constexpr uint64_t kNamedKernelCases = 1000;
+constexpr int64_t kMaxPermuteElements = int64_t{1} << 15;
+// Larger than any case: a 300 x 319 ld x 4 batch x 16-byte 2D case with guards is 6.2 MB, a
+// permutation at most 4 x 2^15 elements x 16 bytes.
+constexpr std::size_t kRegionBytes = std::size_t{8} << 20;
+
+uint64_t cases_for(const std::string& kernel) {
+  const uint64_t fallback = kernel == "auto" ? kAutoCases : kNamedKernelCases;
+  const uint64_t cases = xpose_test::env_or("XPOSE_TEST_CASES", fallback);
+  if (xpose_test::env_or("XPOSE_TEST_SMALL", 0) != 0 && cases >= 10) return cases / 10;
+  return cases;
+}
+
+// One device allocation for a whole test: an input region and an output region, and the
+// stream every case runs on.
+class DeviceArena {
+ public:
+  DeviceArena() {
+    EXPECT_TRUE(xpose_test::cuda_ok(cudaMalloc(&base_, 2 * kRegionBytes), "cudaMalloc"));
+    EXPECT_TRUE(xpose_test::cuda_ok(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking),
+                                    "cudaStreamCreateWithFlags"));
+  }
+  ~DeviceArena() {
+    cudaStreamDestroy(stream_);
+    cudaFree(base_);
+  }
+  DeviceArena(const DeviceArena&) = delete;
+  DeviceArena& operator=(const DeviceArena&) = delete;
+
+  bool valid() const { return base_ != nullptr && stream_ != nullptr; }
+  cudaStream_t stream() const { return stream_; }
+  unsigned char* input() const { return static_cast<unsigned char*>(base_); }
+  unsigned char* output() const { return static_cast<unsigned char*>(base_) + kRegionBytes; }
+
+  // Copies whole host allocations (guards included) to the regions' starts, which are 256-byte
+  // aligned, so each view keeps its misalignment.
+  ::testing::AssertionResult upload(const unsigned char* in, std::size_t in_bytes, const unsigned char* out,
+                                    std::size_t out_bytes) const {
+    if (in_bytes > kRegionBytes || out_bytes > kRegionBytes)
+      return ::testing::AssertionFailure() << "a case of " << in_bytes << " + " << out_bytes
+                                           << " bytes does not fit the arena's regions";
+    if (auto r = xpose_test::cuda_ok(cudaMemcpyAsync(input(), in, in_bytes, cudaMemcpyHostToDevice, stream_),
+                                     "cudaMemcpyAsync input");
+        !r)
+      return r;
+    return xpose_test::cuda_ok(cudaMemcpyAsync(output(), out, out_bytes, cudaMemcpyHostToDevice, stream_),
+                               "cudaMemcpyAsync output");
+  }
+  // Copies the output region back over the whole host allocation and waits.
+  ::testing::AssertionResult download(unsigned char* out, std::size_t out_bytes) const {
+    if (auto r = xpose_test::cuda_ok(cudaMemcpyAsync(out, output(), out_bytes, cudaMemcpyDeviceToHost, stream_),
+                                     "cudaMemcpyAsync back");
+        !r)
+      return r;
+    return xpose_test::cuda_ok(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+  }
+
+ private:
+  void* base_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+};
+
+// "auto: 3000 of 3000 random problems ran, 2.1 s" on stdout, for logs and docs/reliability.md.
+void report(const char* what, const std::string& kernel, uint64_t ran, uint64_t cases,
+            std::chrono::steady_clock::time_point start) {
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("[ CASES    ] %s %s: %llu of %llu random problems ran, %.2f s\n", what, kernel.c_str(),
+              static_cast<unsigned long long>(ran), static_cast<unsigned long long>(cases), seconds);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2D transposes
+
+class RandomTransposesCuda : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override { XPOSE_SKIP_WITHOUT_CUDA_DEVICE(); }
+};
+
+TEST_P(RandomTransposesCuda, MatchReference) {
+  const std::string kernel = GetParam();
+  const uint64_t seed = xpose_test::env_or("XPOSE_TEST_SEED", xpose_test::kDefaultPropertySeed);
+  const uint64_t cases = cases_for(kernel);
+  RecordProperty("seed", std::to_string(seed));
+  const DeviceArena arena;
+  ASSERT_TRUE(arena.valid());
+  xpose_test::CaseGenerator random(seed);
+  const auto start = std::chrono::steady_clock::now();
+  uint64_t ran = 0;
+  for (uint64_t k = 0; k < cases && !HasFailure(); ++k) {
+    const xpose_test::RandomMatrixCase c = xpose_test::random_matrix_case(random);
+    const std::size_t elem_size = xpose::size_of(c.type);
+    const std::size_t misalign_in = random.misalign(elem_size), misalign_out = random.misalign(elem_size);
+    SCOPED_TRACE("seed " + std::to_string(seed) + " (XPOSE_TEST_SEED), case " + std::to_string(k) + ": kernel " +
+                 kernel + ", " + xpose_test::describe(c.matrix, c.type) + ", misalign in " +
+                 std::to_string(misalign_in) + ", out " + std::to_string(misalign_out));
+    xpose::Plan plan;
+    const Status created = xpose::Plan::create(plan, c.matrix, c.type, Device::cuda, {kernel, 0});
+    if (created == Status::unsupported && kernel != "auto") continue;
+    ASSERT_EQ(created, Status::ok) << xpose::last_error_message();
+    const auto problem = xpose_test::problem_for(c.matrix, c.type);
+    const auto input = xpose_test::make_input(problem, misalign_in, /*salt=*/k);
+    auto output = xpose_test::make_output(problem, misalign_out);
+    ASSERT_TRUE(arena.upload(input.data(), input.size(), output.data(), output.size()));
+    ASSERT_EQ(plan.execute(arena.input() + input.view_offset(), arena.output() + output.view_offset(),
+                           arena.stream()),
+              Status::ok)
+        << xpose::last_error_message();
+    ASSERT_TRUE(arena.download(output.data(), output.size()));
+    EXPECT_TRUE(xpose_test::transposed_correctly(input, output, problem)) << "kernel " << plan.kernel_name();
+    ++ran;
+  }
+  report("transpose", kernel, ran, cases, start);
+  RecordProperty("cases_run", std::to_string(ran));
+  if (kernel == "auto")
+    EXPECT_EQ(ran, cases);
+  else
+    EXPECT_GT(ran, 0u) << kernel << " supported none of the " << cases << " random problems";
+}
+
+INSTANTIATE_TEST_SUITE_P(PropertyCuda, RandomTransposesCuda,
+                         ::testing::ValuesIn(xpose_test::transposing_kernels(Device::cuda)),
+                         [](const auto& info) { return info.param; });
+
+// ---------------------------------------------------------------------------------------------
+// N-D permutations
+
+std::vector<std::string> permuting_kernels() {
+  std::vector<std::string> names;
+  for (const auto& name : xpose::permute_kernel_names(Device::cuda))
+    if (xpose::permute_kernel_permutes(Device::cuda, name)) names.push_back(name);
+  return names;
+}
+
+// Kernels that must run every layout; the others (copy, transpose2d, tiled, gather) answer
+// unsupported for layouts they do not handle.
+bool runs_every_layout(const std::string& kernel) { return kernel == "auto" || kernel == "naive"; }
+
+class RandomPermutationsCuda : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override { XPOSE_SKIP_WITHOUT_CUDA_DEVICE(); }
+};
+
+TEST_P(RandomPermutationsCuda, MatchReference) {
+  const std::string kernel = GetParam();
+  const uint64_t seed = xpose_test::env_or("XPOSE_TEST_SEED", xpose_test::kDefaultPropertySeed);
+  const uint64_t cases = cases_for(kernel);
+  RecordProperty("seed", std::to_string(seed));
+  const DeviceArena arena;
+  ASSERT_TRUE(arena.valid());
+  xpose_test::CaseGenerator random(seed);
+  const auto start = std::chrono::steady_clock::now();
+  uint64_t ran = 0;
+  for (uint64_t k = 0; k < cases && !HasFailure(); ++k) {
+    const xpose_test::RandomPermuteCase c = xpose_test::random_permute_case(random, kMaxPermuteElements);
+    const std::size_t elem_size = xpose::size_of(c.type);
+    const std::size_t misalign_in = random.misalign(elem_size), misalign_out = random.misalign(elem_size);
+    SCOPED_TRACE("seed " + std::to_string(seed) + " (XPOSE_TEST_SEED), case " + std::to_string(k) + ": kernel " +
+                 kernel + ", " + xpose_test::describe(c.permutation, c.type) + ", misalign in " +
+                 std::to_string(misalign_in) + ", out " + std::to_string(misalign_out));
+    xpose::Plan plan;
+    const Status created = xpose::Plan::create_permute(plan, c.permutation, c.type, Device::cuda, {kernel, 0});
+    if (created == Status::unsupported && !runs_every_layout(kernel)) continue;
+    ASSERT_EQ(created, Status::ok) << xpose::last_error_message();
+    const auto problem = xpose_test::permute_problem_for(c.permutation, c.type);
+    const auto input = xpose_test::make_permute_input(problem, misalign_in, /*salt=*/k);
+    auto output = xpose_test::make_permute_output(problem, misalign_out);
+    const auto expected = xpose_test::expected_permute(input, output, problem);
+    ASSERT_TRUE(arena.upload(input.data(), input.size(), output.data(), output.size()));
+    const Status executed = plan.execute(arena.input() + input.view_offset(),
+                                         arena.output() + output.view_offset(), arena.stream());
+    // A named kernel that runs this layout as wider elements needs pointers aligned to them.
+    if (executed == Status::invalid_argument && kernel != "auto" &&
+        std::string(xpose::last_error_message()).find("must be aligned") != std::string::npos)
+      continue;
+    ASSERT_EQ(executed, Status::ok) << xpose::last_error_message();
+    ASSERT_TRUE(arena.download(output.data(), output.size()));
+    EXPECT_TRUE(xpose_test::permute_output_matches(output.data(), expected, output, problem))
+        << "kernel " << plan.kernel_name();
+    ++ran;
+  }
+  report("permute", kernel, ran, cases, start);
+  RecordProperty("cases_run", std::to_string(ran));
+  if (runs_every_layout(kernel))
+    EXPECT_EQ(ran, cases);
+  else
+    EXPECT_GT(ran, 0u) << kernel << " ran none of the " << cases << " random permutations";
+}
+
+INSTANTIATE_TEST_SUITE_P(PropertyCuda, RandomPermutationsCuda, ::testing::ValuesIn(permuting_kernels()),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
