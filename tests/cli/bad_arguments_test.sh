@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `xpose bench` with malformed arguments: each must exit with status 2, print exactly one line on
 # stderr that names the bad value, print nothing on stdout, and finish within 10 s (no hang, no
-# crash). One tiny CPU run checks that a good command still passes. No GPU needed.
+# crash). `--device cuda` is one of them where no GPU is visible (skipped where one is). One tiny
+# CPU run checks that a good command still passes. No GPU needed.
 # Usage: bad_arguments_test.sh PATH/TO/xpose
 set -u
 
@@ -99,6 +100,23 @@ expect_usage_error unknown_command "'frobnicate'" frobnicate --rows 8
 expect_usage_error no_command "subcommand"
 expect_usage_error unknown_format "xml" "${good[@]}" --rows 8 --format xml
 expect_usage_error output_not_writable "$scratch/no/such/dir/out.json" "${good[@]}" --rows 8 --reps 1 --warmup 0 --output "$scratch/no/such/dir/out.json"
+
+# --device cuda where no GPU can run it must be a usage error too. `xpose kernels` says whether the
+# CUDA backend was built and how many GPUs are visible; where one is, the same command would run a
+# benchmark, so the case is skipped there (and said so).
+cuda_line="$(timeout 10 "$xpose" kernels 2>/dev/null | grep '^cuda' | head -1)"
+case "$cuda_line" in
+  "cuda: not built"*)
+    expect_usage_error device_cuda_without_backend "no CUDA backend" bench --device cuda --rows 8 --no-progress ;;
+  "cuda (0 devices visible):")
+    expect_usage_error device_cuda_without_gpu "no CUDA device is visible" bench --device cuda --rows 8 --no-progress ;;
+  "cuda ("[1-9]*" visible):")
+    echo "skip device_cuda_without_gpu: a GPU is visible ($cuda_line)" ;;
+  *)
+    cases=$((cases + 1))
+    failures=$((failures + 1))
+    echo "FAIL device_cuda_without_gpu: cannot tell from 'xpose kernels' whether a GPU is visible: '$cuda_line'" ;;
+esac
 
 # The distributed bench (--gpus N): its own arguments are checked before any GPU is counted, so
 # these hold on every machine, with or without NCCL in the build.
