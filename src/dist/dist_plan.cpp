@@ -194,14 +194,23 @@ Status check_execution(const Execution& x, const Plan::Impl& impl) {
       return fail(Status::invalid_argument, message("in (", x.in, ", ", in_bytes, " bytes) and out (", x.out,
                                                     ", ", out_bytes, " bytes) overlap"));
   }
+  // The stream must belong to the plan's GPU: the runtime would launch the diagonal transpose on
+  // the stream's own device, on memory that is not its own. A stream capturing a graph cannot be
+  // asked its device (that ends the capture); it is accepted and the launches are captured.
   if (x.stream != nullptr) {
-    const cudaError_t e = cudaStreamQuery(x.stream);
-    if (e != cudaSuccess && e != cudaErrorNotReady) {
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    cudaError_t e = cudaStreamIsCapturing(x.stream, &capture);
+    int stream_device = impl.device;
+    if (e == cudaSuccess && capture == cudaStreamCaptureStatusNone) e = cudaStreamGetDevice(x.stream, &stream_device);
+    if (e != cudaSuccess) {
       cudaGetLastError();
       return fail(Status::invalid_argument, message("stream (", static_cast<void*>(x.stream),
-                                                    ") is not a valid CUDA stream of GPU ", impl.device,
-                                                    ": ", cudaGetErrorString(e)));
+                                                    ") is not a valid CUDA stream: ", cudaGetErrorString(e)));
     }
+    if (stream_device != impl.device)
+      return fail(Status::invalid_argument, message("stream (", static_cast<void*>(x.stream), ") belongs to GPU ",
+                                                    stream_device, " but the plan's communicator is on GPU ",
+                                                    impl.device));
   }
   return Status::ok;
 }

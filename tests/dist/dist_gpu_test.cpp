@@ -276,6 +276,7 @@ TEST(DistGpu, BadCallsFailCleanlyAndChangeNothing) {
   expect_rejected(host.data(), out, nullptr, "host memory");
   expect_rejected(other_gpu, out, nullptr, "lives on GPU 1");
   expect_rejected(in, in, nullptr, "overlap");
+  expect_rejected(in, out, ranks.stream(1), "belongs to GPU 1");
   // Grouped: the same plan twice, and plans of different step counts.
   std::vector<xpose::dist::Execution> twice = {{&plan, in, out, nullptr}, {&plan, in, out, nullptr}};
   EXPECT_EQ(xpose::dist::execute_group(twice), Status::invalid_argument);
