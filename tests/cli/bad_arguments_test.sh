@@ -147,6 +147,27 @@ else
   expect_usage_error gpus_more_than_visible "--gpus 2" "${dist[@]}" --gpus 2 --rows 8 --reps 1 --warmup 0
 fi
 
+# A case too large for host memory: exit 1 (a run error, not a usage error), and the table says
+# what was needed and what is available instead of crashing. Only where the kernel refuses an
+# allocation larger than memory (vm.overcommit_memory 0 or 2): with 1 it would be granted.
+overcommit="$(cat /proc/sys/vm/overcommit_memory 2>/dev/null || echo 1)"
+if [ "$overcommit" = 1 ]; then
+  echo "skip too_large_for_memory: vm.overcommit_memory is 1"
+else
+  cases=$((cases + 1))
+  status=0
+  timeout 20 "$xpose" bench --device cpu --rows 2000000 --cols 2000000 --dtype u8 --reps 1 --warmup 0 \
+    --kernels blocked --no-progress >"$scratch/stdout" 2>"$scratch/stderr" </dev/null || status=$?
+  if [ "$status" -eq 1 ] && grep -q "needed, .* available" "$scratch/stdout" &&
+     grep -q "Verification: FAILED" "$scratch/stdout"; then
+    echo "ok   too_large_for_memory"
+  else
+    failures=$((failures + 1))
+    echo "FAIL too_large_for_memory: exit status $status"
+    sed 's/^/    | /' "$scratch/stdout" "$scratch/stderr"
+  fi
+fi
+
 # A good command: exit 0 and a verified table.
 cases=$((cases + 1))
 status=0

@@ -63,6 +63,8 @@ class BenchDevice {
 };
 
 std::unique_ptr<BenchDevice> make_cpu_device();
+// Host memory the kernel says is available (/proc/meminfo MemAvailable), -1 if unknown.
+int64_t host_available_memory_bytes();
 // nullptr with `error` set when the build has no CUDA backend or no GPU is visible. With
 // `hold_launches`, timed launches are queued while the stream is held back and then released
 // together (cuda_harness.cpp); profilers that serialise launches need it off.

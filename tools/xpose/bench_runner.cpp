@@ -205,8 +205,10 @@ bool prepare_host_data(int64_t input_bytes, int64_t output_bytes, DType type,
       reference(data->input.data(), data->expected.data());
     }
   } catch (const std::bad_alloc&) {
+    const int64_t available = host_available_memory_bytes();
     *error = "cannot allocate host memory for the input and expected output (" +
-             megabytes(input_bytes + output_bytes) + ")";
+             megabytes(input_bytes + output_bytes) + " needed, " +
+             (available < 0 ? std::string("unknown") : megabytes(available)) + " available)";
     return false;
   }
   return true;

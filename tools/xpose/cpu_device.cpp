@@ -140,6 +140,8 @@ class CpuDevice final : public BenchDevice {
 
 }  // namespace
 
+int64_t host_available_memory_bytes() { return meminfo_bytes("MemAvailable"); }
+
 std::unique_ptr<BenchDevice> make_cpu_device() {
   return std::make_unique<CpuDevice>();
 }
