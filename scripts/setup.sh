@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 required=(cmake g++ make libgtest-dev libcli11-dev nlohmann-json3-dev)
-optional=(libopenblas-dev libeigen3-dev libopenmpi-dev)  # only for the CPU comparison benchmark
+optional=(libopenblas-dev libeigen3-dev libopenmpi-dev)  # the CPU comparison benchmark; the MPI example
 
 missing() {
   local out=()
