@@ -72,8 +72,8 @@ struct Plan::Impl {
   int64_t workspace_bytes = 0;
   unsigned char* send_slot[2] = {nullptr, nullptr};
   unsigned char* receive_slot[2] = {nullptr, nullptr};
-  // Pack and exchange run at the highest priority: the wire is the bottleneck, and a large
-  // local transpose on the caller's stream must not hold back the next step's packing.
+  // Pack and exchange run at the highest priority, so that the diagonal transpose on the caller's
+  // stream yields to them; other choices measured within 3 points (docs/distributed.md).
   cudaStream_t pack_stream = nullptr, exchange_stream = nullptr, place_stream = nullptr;
   cudaEvent_t fork = nullptr;
   cudaEvent_t packed[2] = {nullptr, nullptr};     // slot s % 2 of send holds step s
