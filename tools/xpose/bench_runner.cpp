@@ -197,6 +197,16 @@ struct HostData {
 bool prepare_host_data(int64_t input_bytes, int64_t output_bytes, DType type,
                        const std::function<void(const unsigned char*, unsigned char*)>& reference,
                        bool needs_expected, uint64_t seed, HostData* data, std::string* error) {
+  // Checked before trying: an allocation far beyond memory may be granted and then fail page by
+  // page, or abort the process (sanitizers), instead of throwing.
+  const int64_t needed = input_bytes + (needs_expected ? output_bytes : 0);
+  const int64_t available = host_available_memory_bytes();
+  auto too_large = [&] {
+    *error = "cannot allocate host memory for the input and expected output (" + megabytes(needed) +
+             " needed, " + (available < 0 ? std::string("unknown") : megabytes(available)) + " available)";
+    return false;
+  };
+  if (available >= 0 && needed > available) return too_large();
   try {
     data->input.resize(static_cast<size_t>(input_bytes));
     fill_random(data->input.data(), input_bytes, type, seed);
@@ -205,11 +215,7 @@ bool prepare_host_data(int64_t input_bytes, int64_t output_bytes, DType type,
       reference(data->input.data(), data->expected.data());
     }
   } catch (const std::bad_alloc&) {
-    const int64_t available = host_available_memory_bytes();
-    *error = "cannot allocate host memory for the input and expected output (" +
-             megabytes(input_bytes + output_bytes) + " needed, " +
-             (available < 0 ? std::string("unknown") : megabytes(available)) + " available)";
-    return false;
+    return too_large();
   }
   return true;
 }
