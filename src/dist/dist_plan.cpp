@@ -290,12 +290,9 @@ Status execute_group(const Execution* executions, int count) {
   for (int m = 0; m < count; ++m)
     members.push_back({executions[m].plan->impl_.get(), static_cast<const unsigned char*>(executions[m].in),
                        static_cast<unsigned char*>(executions[m].out), executions[m].stream});
-  int saved_device = 0;
-  XPOSE_CUDA(cudaGetDevice(&saved_device));
-  struct Restore {
-    int device;
-    ~Restore() { cudaSetDevice(device); }
-  } restore{saved_device};
+  int caller_device = 0;
+  XPOSE_CUDA(cudaGetDevice(&caller_device));
+  const DeviceScope restore_on_return(caller_device);  // the loops below switch devices
 
   // Fork: the internal streams start after the work already on the caller's stream. The block
   // that stays on the rank is transposed on the caller's stream while the pipeline runs.

@@ -41,19 +41,6 @@ std::vector<BenchCase> default_cpu_cases() {
   return cases;
 }
 
-bool parse_sizes(const std::vector<std::string>& texts, const char* option,
-                 std::vector<int64_t>* sizes, std::string* error) {
-  for (const std::string& text : texts) {
-    int64_t size = 0;
-    if (!parse_positive(text, &size)) {
-      *error = std::string(option) + ": '" + text + "' is not a positive integer";
-      return false;
-    }
-    sizes->push_back(size);
-  }
-  return true;
-}
-
 bool parse_count(const std::string& text, const char* option, bool allow_zero, int64_t* value,
                  std::string* error) {
   if (allow_zero && text == "0") {

@@ -27,6 +27,7 @@
 #include "dist_encoding.hpp"
 #include "dist_report.hpp"
 #include "progress.hpp"
+#include "report.hpp"
 #include "xpose/dist.hpp"
 
 namespace xpose::cli {
@@ -37,12 +38,6 @@ using Clock = std::chrono::steady_clock;
 constexpr const char* kTimer =
     "host steady_clock around the launch on every GPU and cudaStreamSynchronize of every GPU's stream "
     "(each run starts with all GPUs idle)";
-
-std::string gigabytes(int64_t bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f GB", static_cast<double>(bytes) / 1e9);
-  return text;
-}
 
 std::string one_line(std::string text) {
   std::replace(text.begin(), text.end(), '\n', ' ');
@@ -113,9 +108,9 @@ class GpuBuffer {
     cudaGetLastError();
     data_ = nullptr;
     const int64_t free_bytes = free_device_memory(device);
-    *error = "GPU " + std::to_string(device) + ": cudaMalloc of " + gigabytes(bytes) + " for " + what +
+    *error = "GPU " + std::to_string(device) + ": cudaMalloc of " + format_gigabytes(bytes) + " for " + what +
              " failed (" + cudaGetErrorString(status) + "); free: " +
-             (free_bytes < 0 ? std::string("unknown") : gigabytes(free_bytes));
+             (free_bytes < 0 ? std::string("unknown") : format_gigabytes(free_bytes));
     return false;
   }
 
@@ -312,8 +307,8 @@ class CaseRun {
       const GpuMemory& memory = result_.memory[p];
       const int64_t needed = memory.input_bytes + memory.output_bytes;
       if (memory.free_bytes >= 0 && needed > memory.free_bytes) {
-        *error = "GPU " + std::to_string(p) + " needs " + gigabytes(needed) + " for its input and output blocks, " +
-                 gigabytes(memory.free_bytes) + " free";
+        *error = "GPU " + std::to_string(p) + " needs " + format_gigabytes(needed) + " for its input and output blocks, " +
+                 format_gigabytes(memory.free_bytes) + " free";
         return false;
       }
     }
@@ -530,11 +525,11 @@ class CaseRun {
   // are the first rows of full_in, its rows of A^T the first rows of full_out.
   bool run_gather(DistVariantResult* variant, std::string* error) {
     const int64_t free_bytes = free_device_memory(0);
-    const std::string needed = "needs " + gigabytes(result_.gather_bytes) +
+    const std::string needed = "needs " + format_gigabytes(result_.gather_bytes) +
                                " on GPU 0 for the whole input and output";
     if (free_bytes >= 0 && result_.gather_bytes > free_bytes) {
       variant->outcome = Outcome::skipped;
-      variant->note = needed + ", " + gigabytes(free_bytes) + " free";
+      variant->note = needed + ", " + format_gigabytes(free_bytes) + " free";
       return false;
     }
     GpuBuffer full_in, full_out;

@@ -69,19 +69,6 @@ bool parse_byte_count(const std::string& text, int64_t* bytes) {
   return true;
 }
 
-bool parse_sizes(const std::vector<std::string>& texts, const char* option, std::vector<int64_t>* sizes,
-                 std::string* error) {
-  for (const std::string& text : texts) {
-    int64_t size = 0;
-    if (!parse_positive(text, &size)) {
-      *error = std::string(option) + ": '" + text + "' is not a positive integer";
-      return false;
-    }
-    sizes->push_back(size);
-  }
-  return true;
-}
-
 bool command_line_cases(const BenchArguments& a, const std::vector<Split>& splits,
                         std::vector<DistCase>* cases, std::string* error) {
   std::vector<int64_t> rows, cols;

@@ -20,14 +20,6 @@ using Json = nlohmann::ordered_json;
 constexpr int kSchemaVersion = 1;
 constexpr double kExchangeTarget = 85.0;  // the issue's target for dist, % of the bare exchange
 
-std::string fixed(double value, int decimals, const char* suffix = "") {
-  char text[48];
-  std::snprintf(text, sizeof text, "%.*f%s", decimals, value, suffix);
-  return text;
-}
-
-std::string gigabytes(int64_t bytes) { return fixed(static_cast<double>(bytes) / 1e9, 2, " GB"); }
-
 std::string join(const std::vector<int64_t>& values) {
   std::string text;
   for (int64_t v : values) text += (text.empty() ? "" : " ") + std::to_string(v);
@@ -91,11 +83,11 @@ class TableWriter final : public DistReportWriter {
     if (dist != nullptr && dist->timed()) {
       out_ << "  dist: ";
       if (dist->percent_of_exchange >= 0)
-        out_ << fixed(dist->percent_of_exchange, 1, "%") << " of the bare exchange (target >= "
-             << fixed(kExchangeTarget, 0, "%") << (dist->percent_of_exchange >= kExchangeTarget ? ", met)" : ", NOT met)");
+        out_ << fixed_decimals(dist->percent_of_exchange, 1, "%") << " of the bare exchange (target >= "
+             << fixed_decimals(kExchangeTarget, 0, "%") << (dist->percent_of_exchange >= kExchangeTarget ? ", met)" : ", NOT met)");
       const DistVariantResult* gather = find_variant(result, kGatherVariant);
       if (dist->speedup_vs_gather >= 0)
-        out_ << "; speedup over gather_transpose_scatter " << fixed(dist->speedup_vs_gather, 2, "x");
+        out_ << "; speedup over gather_transpose_scatter " << fixed_decimals(dist->speedup_vs_gather, 2, "x");
       else if (gather != nullptr)
         out_ << "; gather_transpose_scatter " << to_string(gather->outcome);
       out_ << "\n";
@@ -114,16 +106,16 @@ class TableWriter final : public DistReportWriter {
     const DistCase& c = result.dist_case;
     out_ << "\n[" << result.number << "/" << result.total << "] " << c.rows << " x " << c.cols << " "
          << xpose::to_string(c.dtype) << ", " << to_string(c.split) << " split over " << result.gpus
-         << " GPUs: matrix " << gigabytes(result.matrix_bytes) << ", " << gigabytes(result.exchange_bytes)
+         << " GPUs: matrix " << format_gigabytes(result.matrix_bytes) << ", " << format_gigabytes(result.exchange_bytes)
          << " cross between GPUs\n";
     out_ << "  rows of A per GPU:    " << join(result.in_rows) << "\n";
     out_ << "  rows of A^T per GPU:  " << join(result.out_rows) << "\n";
     for (size_t p = 0; p < result.memory.size(); ++p) {
       const GpuMemory& m = result.memory[p];
-      out_ << "  memory on GPU " << p << ": input " << gigabytes(m.input_bytes) << " + output "
-           << gigabytes(m.output_bytes) << " + dist workspace " << gigabytes(m.workspace_bytes) << "; "
-           << (m.free_bytes < 0 ? std::string("unknown") : gigabytes(m.free_bytes)) << " free before the blocks";
-      if (p == 0) out_ << "; the gather baseline adds " << gigabytes(result.gather_bytes);
+      out_ << "  memory on GPU " << p << ": input " << format_gigabytes(m.input_bytes) << " + output "
+           << format_gigabytes(m.output_bytes) << " + dist workspace " << format_gigabytes(m.workspace_bytes) << "; "
+           << (m.free_bytes < 0 ? std::string("unknown") : format_gigabytes(m.free_bytes)) << " free before the blocks";
+      if (p == 0) out_ << "; the gather baseline adds " << format_gigabytes(result.gather_bytes);
       out_ << "\n";
     }
     out_ << std::flush;
@@ -132,13 +124,13 @@ class TableWriter final : public DistReportWriter {
   void write_variant(const DistVariantResult& v) {
     out_ << "  " << std::left << std::setw(26) << v.name << std::right;
     if (v.timed()) {
-      out_ << std::setw(11) << fixed(v.median_seconds * 1e3, 3) << std::setw(10) << fixed(v.min_seconds * 1e3, 3)
-           << std::setw(10) << fixed(v.max_seconds * 1e3, 3) << std::setw(10)
-           << fixed(static_cast<double>(v.link_bytes) / 1e9, 2) << std::setw(11)
-           << fixed(v.link_gigabytes_per_second, 1) << std::setw(9)
-           << (v.percent_of_exchange >= 0 ? fixed(v.percent_of_exchange, 1, "%") : "-") << std::setw(10)
-           << fixed(v.effective_gigabytes_per_second, 1) << std::setw(11)
-           << (v.speedup_vs_gather >= 0 ? fixed(v.speedup_vs_gather, 2, "x") : "-") << std::setw(6)
+      out_ << std::setw(11) << fixed_decimals(v.median_seconds * 1e3, 3) << std::setw(10) << fixed_decimals(v.min_seconds * 1e3, 3)
+           << std::setw(10) << fixed_decimals(v.max_seconds * 1e3, 3) << std::setw(10)
+           << fixed_decimals(static_cast<double>(v.link_bytes) / 1e9, 2) << std::setw(11)
+           << fixed_decimals(v.link_gigabytes_per_second, 1) << std::setw(9)
+           << (v.percent_of_exchange >= 0 ? fixed_decimals(v.percent_of_exchange, 1, "%") : "-") << std::setw(10)
+           << fixed_decimals(v.effective_gigabytes_per_second, 1) << std::setw(11)
+           << (v.speedup_vs_gather >= 0 ? fixed_decimals(v.speedup_vs_gather, 2, "x") : "-") << std::setw(6)
            << v.seconds.size();
     } else {
       for (int width : {11, 10, 10, 10, 11, 9, 10, 11, 6}) out_ << std::setw(width) << "-";
@@ -153,13 +145,6 @@ class TableWriter final : public DistReportWriter {
   std::ostream& out_;
   int headed_ = 0;  // number of the case whose header was printed by begin_case
 };
-
-std::string quoted(const std::string& field) {
-  if (field.find_first_of(",\"\n") == std::string::npos) return field;
-  std::string text = "\"";
-  for (char c : field) text += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return text + "\"";
-}
 
 class CsvWriter final : public DistReportWriter {
  public:
@@ -193,12 +178,12 @@ class CsvWriter final : public DistReportWriter {
       const bool timed = v.timed();
       std::vector<std::string> row = head;
       for (const std::string& field : std::vector<std::string>{
-               v.name, to_string(v.outcome), timed ? fixed(v.median_seconds * 1e6, 3) : "",
-               timed ? fixed(v.min_seconds * 1e6, 3) : "", timed ? fixed(v.max_seconds * 1e6, 3) : "",
-               std::to_string(v.link_bytes), timed ? fixed(v.link_gigabytes_per_second, 3) : "",
-               v.percent_of_exchange >= 0 ? fixed(v.percent_of_exchange, 2) : "",
-               timed ? fixed(v.effective_gigabytes_per_second, 3) : "",
-               v.speedup_vs_gather >= 0 ? fixed(v.speedup_vs_gather, 3) : "", std::to_string(v.seconds.size()),
+               v.name, to_string(v.outcome), timed ? fixed_decimals(v.median_seconds * 1e6, 3) : "",
+               timed ? fixed_decimals(v.min_seconds * 1e6, 3) : "", timed ? fixed_decimals(v.max_seconds * 1e6, 3) : "",
+               std::to_string(v.link_bytes), timed ? fixed_decimals(v.link_gigabytes_per_second, 3) : "",
+               v.percent_of_exchange >= 0 ? fixed_decimals(v.percent_of_exchange, 2) : "",
+               timed ? fixed_decimals(v.effective_gigabytes_per_second, 3) : "",
+               v.speedup_vs_gather >= 0 ? fixed_decimals(v.speedup_vs_gather, 3) : "", std::to_string(v.seconds.size()),
                std::to_string(v.wrong_elements), v.note})
         row.push_back(field);
       write_row(row);
@@ -210,7 +195,7 @@ class CsvWriter final : public DistReportWriter {
 
  private:
   void write_row(const std::vector<std::string>& fields) {
-    for (size_t i = 0; i < fields.size(); ++i) out_ << (i ? "," : "") << quoted(fields[i]);
+    for (size_t i = 0; i < fields.size(); ++i) out_ << (i ? "," : "") << csv_field(fields[i]);
     out_ << "\n";
   }
 

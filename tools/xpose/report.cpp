@@ -5,6 +5,19 @@
 
 namespace xpose::cli {
 
+std::string fixed_decimals(double value, int decimals, const char* suffix) {
+  char text[48];
+  std::snprintf(text, sizeof text, "%.*f%s", decimals, value, suffix);
+  return text;
+}
+
+std::string csv_field(const std::string& field) {
+  if (field.find_first_of(",\"\n") == std::string::npos) return field;
+  std::string text = "\"";
+  for (char c : field) text += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return text + "\"";
+}
+
 std::string format_megabytes(int64_t bytes) {
   char text[32];
   if (bytes >= 100000)
@@ -16,25 +29,17 @@ std::string format_megabytes(int64_t bytes) {
   return text;
 }
 
-namespace {
-
-std::string gigabytes(int64_t bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f GB", static_cast<double>(bytes) / 1e9);
-  return text;
-}
-
-}  // namespace
+std::string format_gigabytes(int64_t bytes) { return fixed_decimals(static_cast<double>(bytes) / 1e9, 2, " GB"); }
 
 std::string describe_device(const DeviceInfo& info) {
   std::ostringstream text;
   text << info.name << " (" << xpose::to_string(info.device);
   if (info.device == Device::cuda) {
     text << "; compute " << info.compute_capability << ", " << info.multiprocessors << " SMs, "
-         << gigabytes(info.memory_bytes);
+         << format_gigabytes(info.memory_bytes);
   } else {
     text << "; " << info.hardware_threads << " hardware threads, "
-         << gigabytes(info.memory_bytes) << " RAM";
+         << format_gigabytes(info.memory_bytes) << " RAM";
   }
   if (info.cache_bytes > 0) text << ", " << info.cache_name << " " << format_megabytes(info.cache_bytes);
   if (info.device == Device::cuda)

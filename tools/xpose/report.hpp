@@ -28,8 +28,13 @@ std::unique_ptr<ReportWriter> make_report_writer(ReportFormat format, std::ostre
 
 // Shared wording.
 std::string format_megabytes(int64_t bytes);  // "536.87 MB", "4.10 kB", "740 bytes" (decimal)
+std::string format_gigabytes(int64_t bytes);  // "17.18 GB" (decimal)
 std::string describe_device(const DeviceInfo& info);  // one line: name, versions, memory, cache
 std::string verification_line(const RunSummary& summary);  // "Verification: PASSED"
 std::string summary_line(const RunSummary& summary);
+// `value` with `decimals` decimals and an optional suffix: fixed_decimals(97.46, 1, "%") is "97.5%".
+std::string fixed_decimals(double value, int decimals, const char* suffix = "");
+// A CSV field, quoted (with doubled quotes) when it holds a comma, a quote or a newline.
+std::string csv_field(const std::string& field);
 
 }  // namespace xpose::cli

@@ -9,19 +9,6 @@
 namespace xpose::cli {
 namespace {
 
-std::string quoted(const std::string& field) {
-  if (field.find_first_of(",\"\n") == std::string::npos) return field;
-  std::string text = "\"";
-  for (char c : field) text += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return text + "\"";
-}
-
-std::string number(double value, int decimals) {
-  char text[48];
-  std::snprintf(text, sizeof text, "%.*f", decimals, value);
-  return text;
-}
-
 class CsvWriter final : public ReportWriter {
  public:
   explicit CsvWriter(std::ostream& out) : out_(out) {}
@@ -55,12 +42,12 @@ class CsvWriter final : public ReportWriter {
                  matrix_field(view.ld_out ? view.ld_out : m.rows), std::to_string(result.bytes),
                  variant.kernel, variant.chosen_kernel, variant.transposes ? "true" : "false",
                  to_string(variant.outcome),
-                 timed ? number(variant.median_seconds * 1e6, 3) : "",
-                 timed ? number(variant.min_seconds * 1e6, 3) : "",
-                 timed ? number(variant.max_seconds * 1e6, 3) : "",
-                 timed ? number(variant.gigabytes_per_second, 3) : "",
-                 variant.percent_of_memcpy >= 0 ? number(variant.percent_of_memcpy, 2) : "",
-                 variant.speedup_vs_naive >= 0 ? number(variant.speedup_vs_naive, 3) : "",
+                 timed ? fixed_decimals(variant.median_seconds * 1e6, 3) : "",
+                 timed ? fixed_decimals(variant.min_seconds * 1e6, 3) : "",
+                 timed ? fixed_decimals(variant.max_seconds * 1e6, 3) : "",
+                 timed ? fixed_decimals(variant.gigabytes_per_second, 3) : "",
+                 variant.percent_of_memcpy >= 0 ? fixed_decimals(variant.percent_of_memcpy, 2) : "",
+                 variant.speedup_vs_naive >= 0 ? fixed_decimals(variant.speedup_vs_naive, 3) : "",
                  std::to_string(variant.seconds.size()), std::to_string(result.buffer_pairs),
                  result.cache_resident ? "true" : "false", variant.note});
     }
@@ -71,7 +58,7 @@ class CsvWriter final : public ReportWriter {
 
  private:
   void write_row(const std::vector<std::string>& fields) {
-    for (size_t i = 0; i < fields.size(); ++i) out_ << (i ? "," : "") << quoted(fields[i]);
+    for (size_t i = 0; i < fields.size(); ++i) out_ << (i ? "," : "") << csv_field(fields[i]);
     out_ << "\n";
   }
 

@@ -12,12 +12,6 @@
 namespace xpose::cli {
 namespace {
 
-std::string fixed(double value, int decimals, const char* suffix = "") {
-  char text[48];
-  std::snprintf(text, sizeof text, "%.*f%s", decimals, value, suffix);
-  return text;
-}
-
 // "75 x 96 x 75 x 96"
 std::string join_dims(const std::vector<int64_t>& dims) {
   std::string text;
@@ -48,7 +42,7 @@ class TableWriter final : public ReportWriter {
          << " timed runs after " << (info.budget_seconds > 0 ? "up to " : "") << info.warmup
          << " warm-up runs, " << info.timer << "; median reported";
     if (info.budget_seconds > 0)
-      out_ << " (each phase stops after " << fixed(info.budget_seconds, 1) << " s, keeping at least "
+      out_ << " (each phase stops after " << fixed_decimals(info.budget_seconds, 1) << " s, keeping at least "
            << info.min_reps << " timed runs)";
     out_ << "\n";
     out_ << "Columns:   GB/s = 2 x bytes / median time (decimal); % memcpy = memcpy time / time;"
@@ -108,11 +102,11 @@ class TableWriter final : public ReportWriter {
     out_ << "  " << std::left << std::setw(static_cast<int>(name_width)) << variant_name(variant)
          << std::right;
     if (variant.timed()) {
-      out_ << std::setw(12) << fixed(variant.median_seconds * 1e6, 2) << std::setw(11)
-           << fixed(variant.gigabytes_per_second, 2) << std::setw(10)
-           << (variant.percent_of_memcpy >= 0 ? fixed(variant.percent_of_memcpy, 1, "%") : "-")
+      out_ << std::setw(12) << fixed_decimals(variant.median_seconds * 1e6, 2) << std::setw(11)
+           << fixed_decimals(variant.gigabytes_per_second, 2) << std::setw(10)
+           << (variant.percent_of_memcpy >= 0 ? fixed_decimals(variant.percent_of_memcpy, 1, "%") : "-")
            << std::setw(10)
-           << (variant.speedup_vs_naive >= 0 ? fixed(variant.speedup_vs_naive, 2, "x") : "-")
+           << (variant.speedup_vs_naive >= 0 ? fixed_decimals(variant.speedup_vs_naive, 2, "x") : "-")
            << std::setw(6) << variant.seconds.size();
     } else {
       out_ << std::setw(12) << "-" << std::setw(11) << "-" << std::setw(10) << "-" << std::setw(10)

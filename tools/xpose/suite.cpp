@@ -141,6 +141,19 @@ bool parse_positive(const std::string& text, int64_t* value) {
   return true;
 }
 
+bool parse_sizes(const std::vector<std::string>& texts, const char* option, std::vector<int64_t>* sizes,
+                 std::string* error) {
+  for (const std::string& text : texts) {
+    int64_t size = 0;
+    if (!parse_positive(text, &size)) {
+      *error = std::string(option) + ": '" + text + "' is not a positive integer";
+      return false;
+    }
+    sizes->push_back(size);
+  }
+  return true;
+}
+
 bool validate_matrix_case(const MatrixCase& matrix_case, std::string* why) {
   detail::Transpose2D problem;
   if (detail::make_problem(matrix_case.matrix(), matrix_case.dtype, &problem) != Status::ok) {

@@ -64,5 +64,9 @@ bool parse_integer_list(const std::string& text, const char* what, std::vector<i
 
 // Parses a positive decimal integer (no sign, no suffix); false for anything else or overflow.
 bool parse_positive(const std::string& text, int64_t* value);
+// parse_positive over an option's values (--rows 8,16): appends to `sizes`; the error names the
+// option and the bad value.
+bool parse_sizes(const std::vector<std::string>& texts, const char* option, std::vector<int64_t>* sizes,
+                 std::string* error);
 
 }  // namespace xpose::cli
