@@ -1,5 +1,6 @@
 # Writes OUTPUT (a header defining XPOSE_GIT_COMMIT) from the repository at SOURCE_DIR: the short
-# hash of HEAD, with "-dirty" when tracked files differ from it, or "unknown" outside a checkout.
+# hash of HEAD, with "-dirty" when tracked files differ from it; outside a checkout (a source
+# archive copied to a GPU machine) the environment variable XPOSE_GIT_COMMIT, else "unknown".
 # Run at every build; the file is rewritten only when the text changes, so nothing recompiles
 # needlessly.
 execute_process(COMMAND git rev-parse --short HEAD
@@ -7,7 +8,11 @@ execute_process(COMMAND git rev-parse --short HEAD
                 OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE
                 RESULT_VARIABLE failed ERROR_QUIET)
 if(failed OR commit STREQUAL "")
-  set(commit "unknown")
+  if(NOT "$ENV{XPOSE_GIT_COMMIT}" STREQUAL "")
+    set(commit "$ENV{XPOSE_GIT_COMMIT}")
+  else()
+    set(commit "unknown")
+  endif()
 else()
   execute_process(COMMAND git status --porcelain --untracked-files=no
                   WORKING_DIRECTORY "${SOURCE_DIR}"
