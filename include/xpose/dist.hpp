@@ -52,6 +52,13 @@ struct Options {
   // and local work overlaps the wire only in part, so few large steps win there: 1 GiB steps
   // measured best for 65536^2 float32 (docs/distributed.md).
   int64_t step_bytes = int64_t{1} << 30;
+  // Allocate the workspace with ncclMemAlloc and register it with the communicator
+  // (ncclCommRegister), so that NCCL moves the exchange between GPUs of one node straight from
+  // the sender's slot to the receiver's, without its internal staging buffers. NCCL requires every
+  // rank of a communicator to pass registered buffers if one does: give every rank's plan the same
+  // value. The registration is dropped when the plan is destroyed, which must happen before the
+  // communicator is destroyed.
+  bool register_workspace = false;
 };
 
 struct Execution;

@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <map>
+#include <string>
 #include <utility>
 
 #include "core/error.hpp"
@@ -70,6 +71,8 @@ struct Plan::Impl {
 
   void* workspace = nullptr;
   int64_t workspace_bytes = 0;
+  bool workspace_from_nccl = false;    // ncclMemAlloc (else cudaMalloc)
+  void* workspace_registration = nullptr;  // ncclCommRegister's handle
   unsigned char* send_slot[2] = {nullptr, nullptr};
   unsigned char* receive_slot[2] = {nullptr, nullptr};
   // Pack and exchange run at the highest priority, so that the diagonal transpose on the caller's
@@ -96,10 +99,46 @@ struct Plan::Impl {
       if (e != nullptr) cudaEventDestroy(e);
     for (cudaStream_t s : {pack_stream, exchange_stream, place_stream})
       if (s != nullptr) cudaStreamDestroy(s);
-    if (workspace != nullptr) cudaFree(workspace);
+    if (workspace_registration != nullptr) ncclCommDeregister(comm, workspace_registration);
+    if (workspace != nullptr) {
+      if (workspace_from_nccl)
+        ncclMemFree(workspace);
+      else
+        cudaFree(workspace);
+    }
   }
 
-  Status init() {
+  Status allocate_workspace(bool register_with_nccl) {
+    const auto bytes = static_cast<size_t>(workspace_bytes);
+    const char* allocator = register_with_nccl ? "ncclMemAlloc" : "cudaMalloc";
+    std::string why;
+    if (register_with_nccl) {
+      const ncclResult_t r = ncclMemAlloc(&workspace, bytes);
+      if (r != ncclSuccess) {
+        workspace = nullptr;
+        why = ncclGetErrorString(r);
+      }
+    } else {
+      const cudaError_t e = cudaMalloc(&workspace, bytes);
+      if (e != cudaSuccess) {
+        workspace = nullptr;
+        why = cudaGetErrorString(e);
+      }
+    }
+    cudaGetLastError();
+    if (workspace == nullptr) {
+      size_t free_bytes = 0, total_bytes = 0;
+      cudaMemGetInfo(&free_bytes, &total_bytes);
+      return fail(Status::out_of_memory,
+                  message("the distributed transpose's workspace (", workspace_bytes, " bytes, ", allocator,
+                          ") does not fit on GPU ", device, " (", free_bytes, " bytes free): ", why));
+    }
+    workspace_from_nccl = register_with_nccl;
+    if (register_with_nccl) XPOSE_NCCL(ncclCommRegister(comm, workspace, bytes, &workspace_registration));
+    return Status::ok;
+  }
+
+  Status init(const Options& dist_options) {
     DeviceScope scope(device);
     int least = 0, greatest = 0;
     XPOSE_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
@@ -111,16 +150,7 @@ struct Plan::Impl {
 
     workspace_bytes = 2 * (schedule.send_slot_bytes + schedule.receive_slot_bytes);
     if (workspace_bytes > 0) {
-      const cudaError_t e = cudaMalloc(&workspace, static_cast<size_t>(workspace_bytes));
-      if (e != cudaSuccess) {
-        cudaGetLastError();
-        size_t free_bytes = 0, total_bytes = 0;
-        cudaMemGetInfo(&free_bytes, &total_bytes);
-        return fail(Status::out_of_memory,
-                    message("the distributed transpose's workspace (", workspace_bytes,
-                            " bytes) does not fit on GPU ", device, " (", free_bytes,
-                            " bytes free): ", cudaGetErrorString(e)));
-      }
+      XPOSE_DIST_TRY(allocate_workspace(dist_options.register_workspace));
       unsigned char* base = static_cast<unsigned char*>(workspace);
       send_slot[0] = base;
       send_slot[1] = base + schedule.send_slot_bytes;
@@ -238,7 +268,7 @@ Status Plan::create(Plan& plan, ncclComm_t comm, const Layout& layout, DType typ
   impl->type = type;
   impl->elem_size = static_cast<int64_t>(size_of(type));
   impl->schedule = detail::make_schedule(impl->layout, impl->rank, impl->elem_size, options.step_bytes);
-  XPOSE_DIST_TRY(impl->init());
+  XPOSE_DIST_TRY(impl->init(options));
   plan.impl_ = std::move(impl);
   xpose::detail::clear_error();
   return Status::ok;

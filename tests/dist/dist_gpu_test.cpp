@@ -103,12 +103,14 @@ struct Case {
   std::string in_split, out_split;
   int64_t ld_in_pad = 0, ld_out_pad = 0;
   int64_t step_bytes = xpose::dist::Options{}.step_bytes;
+  bool register_workspace = xpose::dist::Options{}.register_workspace;
 };
 
 std::string describe(const Case& c) {
   return std::to_string(c.rows) + " x " + std::to_string(c.cols) + " " + xpose::to_string(c.type) + ", in " +
          c.in_split + ", out " + c.out_split + ", ld pads " + std::to_string(c.ld_in_pad) + "/" +
-         std::to_string(c.ld_out_pad) + ", step_bytes " + std::to_string(c.step_bytes);
+         std::to_string(c.ld_out_pad) + ", step_bytes " + std::to_string(c.step_bytes) +
+         (c.register_workspace ? ", registered workspace" : ", plain workspace");
 }
 
 // Runs one case on every rank. `threads`: one host thread per rank calling Plan::execute (each
@@ -126,6 +128,7 @@ void run_case(const Case& c, bool threads = false, int executions = 1) {
   std::vector<xpose::dist::Plan> plans(n);
   xpose::dist::Options options;
   options.step_bytes = c.step_bytes;
+  options.register_workspace = c.register_workspace;
   for (int r = 0; r < n; ++r)
     ASSERT_EQ(xpose::dist::Plan::create(plans[r], ranks.comm(r), layout, c.type, options), Status::ok)
         << xpose::last_error_message();
@@ -226,6 +229,20 @@ TEST(DistGpu, LargerMatricesManySteps) {
   run_case({4096, 6144, DType::f32, "uneven", "uneven", 0, 0, int64_t{1} << 20});
   run_case({3001, 5003, DType::f64, "even", "uneven", 1, 0, int64_t{1} << 20});
   run_case({8191, 8193, DType::u8, "uneven", "even", 0, 0, int64_t{1} << 22});
+}
+
+// Both workspace kinds, whichever is the default: ncclMemAlloc + ncclCommRegister (NCCL copies
+// between the slots directly) and cudaMalloc (through NCCL's own buffers).
+TEST(DistGpu, RegisteredAndPlainWorkspaces) {
+  XPOSE_SKIP_WITHOUT_TWO_GPUS();
+  for (bool registered : {true, false}) {
+    run_case({257, 1031, DType::f32, "uneven", "even", 0, 0, 512, registered});
+    run_case({4096, 6144, DType::u8, "even", "uneven", 3, 0, int64_t{1} << 20, registered});
+    run_case({1000, 999, DType::c128, "first_empty", "uneven", 0, 5, 0, registered});
+    run_case({999, 1501, DType::f64, "uneven", "even", 0, 0, 64 << 10, registered}, /*threads=*/true,
+             /*executions=*/3);
+    if (HasFatalFailure()) return;
+  }
 }
 
 TEST(DistGpu, OneHostThreadPerRankAndRepeatedExecutes) {

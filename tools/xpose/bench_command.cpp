@@ -371,6 +371,10 @@ CLI::App* add_bench_command(CLI::App& app, BenchArguments* a) {
   bench->add_option("--step-bytes", a->step_bytes,
                     "With --gpus: the dist plans' pipeline step per peer, e.g. 256M; 0 = one step")
       ->type_name("BYTES")->needs(gpus);
+  bench->add_option("--nccl-buffers", a->nccl_buffers,
+                    "With --gpus: 'registered' (ncclMemAlloc + ncclCommRegister for every buffer NCCL sees, "
+                    "the dist workspace included) or 'plain' (cudaMalloc); default: the library's default")
+      ->check(CLI::IsMember({"registered", "plain"}))->type_name("KIND")->needs(gpus);
   return bench;
 }
 

@@ -82,7 +82,14 @@ std::string utc_now() {
   return text;
 }
 
-// One cudaMalloc on one GPU, freed on that GPU.
+// Whether every buffer NCCL sees is ncclMemAlloc'd and registered (--nccl-buffers).
+bool registers_buffers(const DistBenchOptions& options) {
+  return options.nccl_buffers.empty() ? xpose::dist::Options{}.register_workspace
+                                      : options.nccl_buffers == "registered";
+}
+
+// One allocation on one GPU, freed on that GPU: cudaMalloc, or ncclMemAlloc registered with a
+// communicator (ncclCommRegister) for buffers NCCL sends from or receives into.
 class GpuBuffer {
  public:
   GpuBuffer() = default;
@@ -92,24 +99,42 @@ class GpuBuffer {
   GpuBuffer& operator=(GpuBuffer&& other) noexcept {
     std::swap(device_, other.device_);
     std::swap(data_, other.data_);
+    std::swap(comm_, other.comm_);
+    std::swap(registration_, other.registration_);
     return *this;
   }
   ~GpuBuffer() { release(); }
 
   // On failure `error` names the size and the free memory.
-  bool allocate(int device, int64_t bytes, const std::string& what, std::string* error) {
+  bool allocate(int device, int64_t bytes, const std::string& what, std::string* error,
+                ncclComm_t register_with = nullptr) {
     release();
     if (!cuda_ok(cudaSetDevice(device), "cudaSetDevice", error)) return false;
-    const cudaError_t status = cudaMalloc(&data_, static_cast<size_t>(std::max<int64_t>(bytes, 1)));
-    if (status == cudaSuccess) {
+    const auto size = static_cast<size_t>(std::max<int64_t>(bytes, 1));
+    std::string why;
+    if (register_with != nullptr) {
+      const ncclResult_t status = ncclMemAlloc(&data_, size);
+      if (status != ncclSuccess) why = ncclGetErrorString(status);
+    } else {
+      const cudaError_t status = cudaMalloc(&data_, size);
+      if (status != cudaSuccess) why = cudaGetErrorString(status);
+    }
+    if (why.empty()) {
       device_ = device;
-      return true;
+      comm_ = register_with;
+      if (register_with == nullptr) return true;
+      const ncclResult_t status = ncclCommRegister(register_with, data_, size, &registration_);
+      if (status == ncclSuccess) return true;
+      *error = "GPU " + std::to_string(device) + ": ncclCommRegister of " + format_gigabytes(bytes) + " for " +
+               what + " failed (" + ncclGetErrorString(status) + ")";
+      release();
+      return false;
     }
     cudaGetLastError();
     data_ = nullptr;
     const int64_t free_bytes = free_device_memory(device);
-    *error = "GPU " + std::to_string(device) + ": cudaMalloc of " + format_gigabytes(bytes) + " for " + what +
-             " failed (" + cudaGetErrorString(status) + "); free: " +
+    *error = "GPU " + std::to_string(device) + ": " + (register_with != nullptr ? "ncclMemAlloc" : "cudaMalloc") +
+             " of " + format_gigabytes(bytes) + " for " + what + " failed (" + why + "); free: " +
              (free_bytes < 0 ? std::string("unknown") : format_gigabytes(free_bytes));
     return false;
   }
@@ -117,8 +142,14 @@ class GpuBuffer {
   void release() {
     if (data_ == nullptr) return;
     cudaSetDevice(device_);
-    cudaFree(data_);
+    if (registration_ != nullptr) ncclCommDeregister(comm_, registration_);
+    if (comm_ != nullptr)
+      ncclMemFree(data_);
+    else
+      cudaFree(data_);
     data_ = nullptr;
+    comm_ = nullptr;
+    registration_ = nullptr;
   }
 
   unsigned char* data() const { return static_cast<unsigned char*>(data_); }
@@ -126,6 +157,8 @@ class GpuBuffer {
  private:
   int device_ = -1;
   void* data_ = nullptr;
+  ncclComm_t comm_ = nullptr;     // registered with (and allocated by ncclMemAlloc), or none
+  void* registration_ = nullptr;  // ncclCommRegister's handle
 };
 
 // GPUs 0..N-1 of this process: one NCCL communicator and one stream each.
@@ -284,6 +317,7 @@ class CaseRun {
     if (wants_dist) {
       xpose::dist::Options plan_options;
       if (options_.step_bytes >= 0) plan_options.step_bytes = options_.step_bytes;
+      plan_options.register_workspace = registers_buffers(options_);
       plans_.resize(static_cast<size_t>(n_));
       for (int p = 0; p < n_; ++p) {
         if (xpose::dist::Plan::create(plans_[p], gpus_.comm(p), layout_, result_.dist_case.dtype, plan_options) !=
@@ -316,8 +350,8 @@ class CaseRun {
     out_.resize(static_cast<size_t>(n_));
     tallies_.resize(static_cast<size_t>(n_));
     for (int p = 0; p < n_; ++p) {
-      if (!in_[p].allocate(p, result_.memory[p].input_bytes, "the input block", error) ||
-          !out_[p].allocate(p, result_.memory[p].output_bytes, "the output block", error) ||
+      if (!in_[p].allocate(p, result_.memory[p].input_bytes, "the input block", error, nccl_registration(p)) ||
+          !out_[p].allocate(p, result_.memory[p].output_bytes, "the output block", error, nccl_registration(p)) ||
           !tallies_[p].allocate(p, static_cast<int64_t>(n_ * sizeof(Mismatches)), "the check's tallies", error))
         return false;
     }
@@ -362,6 +396,8 @@ class CaseRun {
   }
 
  private:
+  // The communicator a buffer of GPU p that NCCL will see is registered with, or none.
+  ncclComm_t nccl_registration(int p) const { return registers_buffers(options_) ? gpus_.comm(p) : nullptr; }
   int64_t in_count(int p) const { return layout_.in_rows[p] * layout_.cols; }    // elements
   int64_t out_count(int p) const { return layout_.out_rows[p] * layout_.rows; }  // elements
 
@@ -534,8 +570,8 @@ class CaseRun {
     }
     GpuBuffer full_in, full_out;
     std::string why;
-    if (!full_in.allocate(0, result_.matrix_bytes, "the gathered input", &why) ||
-        !full_out.allocate(0, result_.matrix_bytes, "the transposed matrix", &why)) {
+    if (!full_in.allocate(0, result_.matrix_bytes, "the gathered input", &why, nccl_registration(0)) ||
+        !full_out.allocate(0, result_.matrix_bytes, "the transposed matrix", &why, nccl_registration(0))) {
       variant->outcome = Outcome::skipped;
       variant->note = needed + "; " + why;
       return false;
@@ -722,6 +758,8 @@ int run_dist_bench(const DistBenchOptions& options) {
   info.reps = options.reps;
   info.step_bytes_default = options.step_bytes < 0;
   info.step_bytes = options.step_bytes < 0 ? xpose::dist::Options{}.step_bytes : options.step_bytes;
+  info.registered_buffers = registers_buffers(options);
+  info.registered_buffers_default = options.nccl_buffers.empty();
   info.seed = options.seed;
 
   std::vector<std::unique_ptr<DistReportWriter>> writers;

@@ -252,6 +252,7 @@ bool resolve_dist_options(const BenchArguments& a, const CLI::App& bench, int vi
     *error = "--step-bytes: '" + a.step_bytes + "' is not a byte count (0, or a positive integer with an optional K, M or G)";
     return false;
   }
+  o->nccl_buffers = a.nccl_buffers;
   o->warmup = a.warmup;
   o->reps = a.reps;
   o->seed = bench.count("--seed") > 0 ? a.seed : (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();

@@ -51,6 +51,10 @@ struct DistBenchOptions {
   bool exchange_added = false;        // --kernels did not list nccl_exchange
   int warmup = 3, reps = 20;
   int64_t step_bytes = -1;  // xpose::dist::Options::step_bytes; -1: the library's default
+  // --nccl-buffers: every buffer given to NCCL (blocks, gather buffers, the dist workspace) is
+  // allocated with ncclMemAlloc and registered ("registered"), or none is ("plain"; NCCL forbids
+  // mixing them); "" follows xpose::dist::Options' default.
+  std::string nccl_buffers;
   uint64_t seed = 0;
   ReportFormat format = ReportFormat::table;
   std::string output_path;

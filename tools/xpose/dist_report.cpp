@@ -52,7 +52,9 @@ class TableWriter final : public DistReportWriter {
     out_ << "Timing:    " << info.reps << " timed runs after " << info.warmup << " warm-up runs per variant, "
          << info.timer << "; median reported; every variant verified once before timing\n";
     out_ << "Pipeline:  dist plans with step_bytes " << info.step_bytes
-         << (info.step_bytes_default ? " (the library's default)" : " (--step-bytes)") << "\n";
+         << (info.step_bytes_default ? " (the library's default)" : " (--step-bytes)") << "; NCCL buffers "
+         << (info.registered_buffers ? "registered (ncclMemAlloc + ncclCommRegister)" : "plain (cudaMalloc)")
+         << (info.registered_buffers_default ? " (the library's default)" : " (--nccl-buffers)") << "\n";
     out_ << "Columns:   GB moved = bytes the variant moves between GPUs per run; link GB/s = GB moved / median;"
             " % exch = nccl_exchange median / median;\n"
             "           eff GB/s = 2 x matrix bytes / median; vs gather = gather_transpose_scatter median / median"
@@ -310,6 +312,8 @@ class JsonWriter final : public DistReportWriter {
     settings["seed"] = info.seed;
     settings["step_bytes"] = info.step_bytes;
     settings["step_bytes_default"] = info.step_bytes_default;
+    settings["nccl_buffers"] = info.registered_buffers ? "registered" : "plain";
+    settings["nccl_buffers_default"] = info.registered_buffers_default;
     settings["baseline_variant"] = kExchangeVariant;
     settings["uneven_split"] = "rows of A in shares proportional to rank + 1, rows of A^T proportional to N - rank";
     settings["bandwidth"] = "2 * matrix_bytes / median_seconds / 1e9";

@@ -67,6 +67,8 @@ struct DistRunInfo {
   int warmup = 0, reps = 0;
   int64_t step_bytes = 0;          // what the dist plans were created with
   bool step_bytes_default = true;  // the library's default (no --step-bytes)
+  bool registered_buffers = false;          // NCCL saw only ncclMemAlloc'd, registered buffers
+  bool registered_buffers_default = true;   // the library's default (no --nccl-buffers)
   uint64_t seed = 0;
 };
 
