@@ -211,4 +211,30 @@ TEST(PermuteGpuGeometry, TtcShapesGetVectorsOnBothSides) {
     }
 }
 
+// A first axis that would leave much of its last tile empty is joined with the next one: 96
+// columns in tiles of 64 become 96 x 75 = 7200 (f32); 48 x 28 = 1344 is a whole number of tiles
+// and stops there; 112 x 5 = 560 in tiles of 128 (u8) leaves exactly 1/8 empty and stops too.
+TEST(PermuteGpuGeometry, CompositesGrowPastTheTileWhenItsLastTileIsMostlyEmpty) {
+  struct Expect {
+    Permutation p;
+    DType type;
+    int64_t rows, cols;
+  };
+  const std::vector<Expect> cases{
+      {{{96, 75, 75, 96}, {3, 2, 1, 0}, {}, {}}, DType::f32, 96 * 75, 96 * 75},
+      {{{75, 96, 75, 96}, {2, 0, 3, 1}, {}, {}}, DType::f32, 96, 96 * 75},
+      {{{75, 75, 96, 96}, {1, 0, 3, 2}, {}, {}}, DType::f32, 96, 96},  // the next axes are the other side's
+      {{{48, 28, 28, 28, 48}, {4, 3, 2, 1, 0}, {}, {}}, DType::f32, 48 * 28, 48 * 28},
+      {{{15, 15, 15, 32, 5, 112}, {2, 0, 4, 1, 5, 3}, {}, {}}, DType::u8, 32, 112 * 5},
+  };
+  for (const Expect& c : cases) {
+    SCOPED_TRACE(xpose_test::describe(c.p, c.type));
+    const PermuteLayout layout = xpose::detail::normalise(xpose_test::permute_problem_for(c.p, c.type));
+    cuda::TiledParams tiled;
+    ASSERT_TRUE(cuda::make_tiled_params(layout, &tiled, nullptr));
+    EXPECT_EQ(tiled.rows, c.rows);
+    EXPECT_EQ(tiled.cols, c.cols);
+  }
+}
+
 }  // namespace
