@@ -29,6 +29,22 @@ bool fills_tiles(int64_t extent, int64_t tile) {
   return (covered - extent) * 8 <= covered;
 }
 
+// The edge of a tile of runs along an axis of `size` runs: the largest power of two up to `limit`
+// whose last tile along the axis is at most 1/8 empty, else the one that wastes the least (at
+// least 2). Items of the empty part are idle threads: edges of 8 on the TTC axes of 10 left 37% of
+// the items idle and ran at 60-64% of memcpy (f16, u8) on an H100; edges of 2 there: 88-92%.
+int64_t tile_of_runs_edge(int64_t size, int64_t limit) {
+  int64_t best = 2;
+  double best_waste = 1.0;
+  for (int64_t t = std::min(limit, power_of_two_at_least(size, limit)); t >= 2; t /= 2) {
+    const int64_t covered = (size + t - 1) / t * t;
+    const double waste = static_cast<double>(covered - size) / static_cast<double>(covered);
+    if (waste * 8 <= 1.0) return t;
+    if (waste < best_waste) best = t, best_waste = waste;
+  }
+  return std::min(best, limit);
+}
+
 }  // namespace
 
 TiledTuning tiled_tuning(int elem_size) {
@@ -92,8 +108,8 @@ bool make_gather_params(const detail::PermuteLayout& layout, int max_chunk_bytes
     const int64_t edge = power_of_two_at_least((kGatherTileBytes + run_bytes - 1) / run_bytes, 16);
     const detail::PermuteAxis& a = layout[a_axis];
     const detail::PermuteAxis& b = layout[b_axis];
-    const int64_t tile_a = std::min(edge, power_of_two_at_least(a.size, edge));
-    const int64_t tile_b = std::min(edge, power_of_two_at_least(b.size, edge));
+    const int64_t tile_a = tile_of_runs_edge(a.size, edge);
+    const int64_t tile_b = tile_of_runs_edge(b.size, edge);
     p.log2_tile_a = log2_of(tile_a);
     p.log2_tile_b = log2_of(tile_b);
     p.tiles_a = FastDivisor((a.size + tile_a - 1) / tile_a);

@@ -157,6 +157,13 @@ TEST(PermuteGpuGeometry, ShortRunsWalkedInTilesOfRuns) {
   ASSERT_TRUE(cuda::make_gather_params(layout, 16, &p, nullptr));
   EXPECT_EQ(p.log2_tile_a, 3);  // 8 runs of 32 bytes along each side
   EXPECT_EQ(p.log2_tile_b, 3);
+  // An axis of 10 runs takes tiles of 2 (8 would leave 6 of 16 items idle); 103 takes 8.
+  const auto ttc = xpose::detail::normalise(
+      xpose_test::permute_problem_for({{15, 15, 103, 15, 10, 16}, {4, 1, 0, 3, 2, 5}, {}, {}}, DType::f16));
+  ASSERT_TRUE(cuda::make_gather_params(ttc, 16, &p, nullptr));
+  EXPECT_EQ(p.log2_tile_a, 1);
+  EXPECT_EQ(p.log2_tile_b, 3);
+  expect_gpu_kernels_match({{3, 5, 13, 3, 10, 16}, {4, 1, 0, 3, 2, 5}, {}, {}}, DType::f16);
 }
 
 TEST(PermuteGpuGeometry, RandomPermutationsUpToRank8) {
