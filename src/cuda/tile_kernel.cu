@@ -11,9 +11,10 @@
 // 16-byte groups stay aligned and the column reads of step 2 spread over the banks.
 //
 // Edge tiles, and views whose rows are not 16-byte aligned (odd leading dimensions), take the
-// general form of the steps (ShiftedTile below): rows move as the aligned 16-byte chunks that
-// cover them into a shared tile that keeps each row's misalignment, and output vectors are
-// gathered element by element. Unaligned views use an instantiation of their own (General).
+// general form of the steps (load_realigned / store_realigned below): global accesses stay
+// aligned 16-byte vectors and each row's misalignment is undone in registers, between
+// neighbouring lanes (shuffles and funnel shifts). Unaligned views use an instantiation of their
+// own (General), with its own register cap.
 //
 // Blocks walk tiles with the input row-tile index fastest: neighbouring tiles of an output row
 // run at the same time, so the 32-byte sectors they share are completed in L2 before eviction.
@@ -147,107 +148,198 @@ __device__ __forceinline__ void store_vectors(const uint8_t* tile, uint8_t* __re
 }
 
 // The general form of the three steps, for edge tiles and for views whose rows are not 16-byte
-// aligned (odd leading dimensions). Shared memory holds each tile row as the 16-byte chunks of
-// global memory that cover it (one more chunk than the row needs), so a row moves as 16-byte
-// loads and 16-byte shared stores whatever its alignment: element (r, c) sits at byte
-// head(r) + c * Size of shared row r, head(r) being the row's offset within its first chunk.
-template <int Size, bool Compact>
-struct ShiftedTile {
-  using S = TileShape<Size, Compact>;
-  static constexpr int kChunks = S::kCols * Size / 16 + 1;  // per row
-  static constexpr int kPitch = kChunks * 16;               // bytes per shared row
-  static constexpr int kBytes = S::kRows * kPitch;
-};
+// aligned (odd leading dimensions). Global memory is still accessed as aligned 16-byte vectors;
+// the misalignment is undone in registers, between neighbouring lanes of a warp:
+//   - load: the lanes of a tile row load the aligned chunks that cover it (the last lane one
+//     more), and each lane builds its tile vector from its chunk and the next lane's (shuffle +
+//     funnel shift by the row's misalignment), stored to the same swizzled tile as the fast form;
+//   - store: the fast form's output vectors, which start at the output row segment's first
+//     element, are shifted by the segment's misalignment the same way (the previous lane's vector
+//     and the lane's own) and stored as aligned vectors; only the two vectors at the ends of a
+//     segment, which it shares with its neighbouring tiles, are written element by element.
+// Every lane takes part in every shuffle, so rows and columns outside the tile (edge tiles) are
+// handled by masking the loads and stores, never by skipping lanes.
 
-// Offset of row r's first element within its 16-byte chunk: rows are ld bytes apart.
-__device__ __forceinline__ int row_head(uintptr_t first_row, int64_t ld_bytes, int r) {
-  return static_cast<int>((first_row + static_cast<uintptr_t>(r) * static_cast<uintptr_t>(ld_bytes)) & 15);
+// Bytes [shift, shift + 16) of the 32 bytes lo:hi (lo first in memory), for shift in 0..16.
+__device__ __forceinline__ uint4 funnel_bytes(uint4 lo, uint4 hi, int shift) {
+  if (shift >= 16) return hi;
+  uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+  const int words = shift >> 2;
+  if (words & 2) {
+#pragma unroll
+    for (int i = 0; i < 6; ++i) w[i] = w[i + 2];
+  }
+  if (words & 1) {
+#pragma unroll
+    for (int i = 0; i < 5; ++i) w[i] = w[i + 1];
+  }
+  const unsigned bits = (shift & 3) * 8;
+  return make_uint4(__funnelshift_r(w[0], w[1], bits), __funnelshift_r(w[1], w[2], bits),
+                    __funnelshift_r(w[2], w[3], bits), __funnelshift_r(w[3], w[4], bits));
 }
 
-// Step 1, general form. A chunk wholly inside the input view's extent [view_begin, view_end) is
-// one 16-byte load (bytes of other columns or of padding in it are read, never used or written);
-// a chunk that crosses the extent's ends is read element by element, so nothing outside the
-// caller's buffer is touched.
-template <int Size, bool Compact>
-__device__ __forceinline__ void load_shifted(const uint8_t* __restrict__ src, int64_t ld_in, uint8_t* tile,
-                                             int rows_here, int cols_here, uintptr_t view_begin,
-                                             uintptr_t view_end) {
-  using S = TileShape<Size, Compact>;
-  using Shifted = ShiftedTile<Size, Compact>;
+// The same lane's register from `delta` lanes further (down) or earlier (up) within groups of
+// `Width` lanes; a lane whose partner is outside its group gets its own value back.
+template <int Width>
+__device__ __forceinline__ uint4 shuffle_down(uint4 v, int delta) {
+  return make_uint4(__shfl_down_sync(0xffffffffu, v.x, delta, Width), __shfl_down_sync(0xffffffffu, v.y, delta, Width),
+                    __shfl_down_sync(0xffffffffu, v.z, delta, Width), __shfl_down_sync(0xffffffffu, v.w, delta, Width));
+}
+template <int Width>
+__device__ __forceinline__ uint4 shuffle_up(uint4 v, int delta) {
+  return make_uint4(__shfl_up_sync(0xffffffffu, v.x, delta, Width), __shfl_up_sync(0xffffffffu, v.y, delta, Width),
+                    __shfl_up_sync(0xffffffffu, v.z, delta, Width), __shfl_up_sync(0xffffffffu, v.w, delta, Width));
+}
+
+// The aligned 16 bytes at `address`, or only its elements inside [begin, end) (the others zero),
+// so that nothing outside the caller's view is read.
+template <int Size>
+__device__ __forceinline__ uint4 load_chunk(const uint8_t* address, uintptr_t begin, uintptr_t end) {
   using T = typename Element<Size>::type;
-  constexpr int kSlots = S::kRows * Shifted::kChunks;
-  constexpr int kBatch = 4;  // chunks in flight per thread
+  const uintptr_t at = reinterpret_cast<uintptr_t>(address);
+  if (at >= begin && at + 16 <= end) return __ldg(reinterpret_cast<const uint4*>(address));
+  VectorOf<T> chunk;
+  chunk.v = make_uint4(0, 0, 0, 0);
+#pragma unroll
+  for (int t = 0; t < 16 / Size; ++t)
+    if (at + t * Size >= begin && at + (t + 1) * Size <= end) chunk.e[t] = reinterpret_cast<const T*>(address)[t];
+  return chunk.v;
+}
+
+// `Bytes` bytes (1, 2, 4 or 8) of v from byte `at` (a multiple of Bytes), to address + at.
+template <int Bytes>
+__device__ __forceinline__ void store_piece(uint8_t* address, uint4 v, int at) {
+  const uint4 piece = funnel_bytes(v, v, at);
+  if constexpr (Bytes == 8) {
+    *reinterpret_cast<unsigned long long*>(address + at) =
+        static_cast<unsigned long long>(piece.y) << 32 | piece.x;
+  } else if constexpr (Bytes == 4) {
+    *reinterpret_cast<uint32_t*>(address + at) = piece.x;
+  } else if constexpr (Bytes == 2) {
+    *reinterpret_cast<uint16_t*>(address + at) = static_cast<uint16_t>(piece.x);
+  } else {
+    address[at] = static_cast<uint8_t>(piece.x);
+  }
+}
+
+// Bytes [lo, hi) of `v` (multiples of Size) to the same bytes of the aligned vector at `address`.
+// A head [lo, 16) or a tail [0, hi) of a vector goes as at most four naturally aligned pieces
+// (1, 2, 4, 8 bytes; one per set bit of its length), not element by element: a u8 segment end
+// would otherwise take up to 15 one-byte stores.
+template <int Size>
+__device__ __forceinline__ void store_part(uint8_t* address, uint4 v, int lo, int hi) {
+  using T = typename Element<Size>::type;
+  if (lo == 0 && hi == 16) {
+    *reinterpret_cast<uint4*>(address) = v;
+  } else if (hi == 16) {  // pieces in increasing size from lo; each starts aligned to its size
+    const int length = 16 - lo;
+    if constexpr (Size <= 1) if (length & 1) store_piece<1>(address, v, lo);
+    if constexpr (Size <= 2) if (length & 2) store_piece<2>(address, v, lo + (length & 1));
+    if constexpr (Size <= 4) if (length & 4) store_piece<4>(address, v, lo + (length & 3));
+    if constexpr (Size <= 8) if (length & 8) store_piece<8>(address, v, lo + (length & 7));
+  } else if (lo == 0) {  // pieces in decreasing size from 0
+    if constexpr (Size <= 8) if (hi & 8) store_piece<8>(address, v, 0);
+    if constexpr (Size <= 4) if (hi & 4) store_piece<4>(address, v, hi & 8);
+    if constexpr (Size <= 2) if (hi & 2) store_piece<2>(address, v, hi & 12);
+    if constexpr (Size <= 1) if (hi & 1) store_piece<1>(address, v, hi & 14);
+  } else {  // both ends inside one vector: a segment shorter than 16 bytes
+    VectorOf<T> part;
+    part.v = v;
+#pragma unroll
+    for (int t = 0; t < 16 / Size; ++t)
+      if (t * Size >= lo && t * Size < hi) reinterpret_cast<T*>(address)[t] = part.e[t];
+  }
+}
+
+// Step 1, general form: tile rows [0, rows_here); the input view spans [view_begin, view_end).
+// A tile row's lanes are kVectorsPerRow consecutive lanes (slot order), lane l holding vector l.
+// Loads go in batches of Batch per thread (the last lane of a row two per slot): all of a tile's
+// in the General instantiation, 4 in the aligned one, where only edge tiles come here and its
+// registers are sized for the fast form.
+template <int Size, bool Compact, int Batch>
+__device__ __forceinline__ void load_realigned(const uint8_t* __restrict__ src, int64_t ld_in, uint8_t* tile,
+                                               int rows_here, int cols_here, uintptr_t view_begin,
+                                               uintptr_t view_end) {
+  using S = TileShape<Size, Compact>;
+  constexpr int kGroup = S::kVectorsPerRow;
+  static_assert(32 % kGroup == 0 && S::kThreads % 32 == 0, "a tile row's lanes lie in one warp");
+  static_assert(S::kLoadsPerThread % Batch == 0, "batches divide the loads");
   const int64_t ld_bytes = ld_in * Size;
-  for (int base = 0; base < kSlots; base += kBatch * S::kThreads) {
-    VectorOf<T> loaded[kBatch];
+  const int lane = threadIdx.x % kGroup;
 #pragma unroll
-    for (int k = 0; k < kBatch; ++k) {
-      const int slot = base + k * S::kThreads + threadIdx.x;
-      const int r = slot / Shifted::kChunks, chunk = slot % Shifted::kChunks;
-      const int head = row_head(reinterpret_cast<uintptr_t>(src), ld_bytes, r);
-      const int first = (chunk * 16 - head) / Size;  // column of the chunk's first element
-      if (slot >= kSlots || r >= rows_here || first >= cols_here) continue;
-      const uint8_t* address = src + r * ld_bytes - head + chunk * 16;
-      const uintptr_t at = reinterpret_cast<uintptr_t>(address);
-      if (at >= view_begin && at + 16 <= view_end) {
-        loaded[k].v = __ldg(reinterpret_cast<const uint4*>(address));
-      } else {
+  for (int base = 0; base < S::kLoadsPerThread; base += Batch) {
+    uint4 chunk[Batch], after[Batch];
 #pragma unroll
-        for (int t = 0; t < S::kPerVector; ++t)
-          if (first + t >= 0 && first + t < cols_here) loaded[k].e[t] = reinterpret_cast<const T*>(address)[t];
+    for (int k = 0; k < Batch; ++k) {
+      const int r = (threadIdx.x + (base + k) * S::kThreads) / kGroup;
+      const uint8_t* row = src + r * ld_bytes;
+      const int head = static_cast<int>(reinterpret_cast<uintptr_t>(row) & 15);
+      const uint8_t* first_chunk = row - head;
+      const int row_end = head + cols_here * Size;  // the tile row's end, from first_chunk
+      chunk[k] = after[k] = make_uint4(0, 0, 0, 0);
+      if (r < rows_here) {
+        // Chunks wholly past the tile's last column (edge tiles) are not read.
+        if (lane * 16 < row_end) chunk[k] = load_chunk<Size>(first_chunk + lane * 16, view_begin, view_end);
+        // The last lane also loads the chunk after the row segment's last full one.
+        if (lane == kGroup - 1 && kGroup * 16 < row_end)
+          after[k] = load_chunk<Size>(first_chunk + kGroup * 16, view_begin, view_end);
       }
     }
 #pragma unroll
-    for (int k = 0; k < kBatch; ++k) {
-      const int slot = base + k * S::kThreads + threadIdx.x;
-      const int r = slot / Shifted::kChunks, chunk = slot % Shifted::kChunks;
-      const int head = row_head(reinterpret_cast<uintptr_t>(src), ld_bytes, r);
-      if (slot >= kSlots || r >= rows_here || (chunk * 16 - head) / Size >= cols_here) continue;
-      *reinterpret_cast<uint4*>(tile + r * Shifted::kPitch + chunk * 16) = loaded[k].v;
+    for (int k = 0; k < Batch; ++k) {
+      const int r = (threadIdx.x + (base + k) * S::kThreads) / kGroup;
+      const int head = static_cast<int>(reinterpret_cast<uintptr_t>(src + r * ld_bytes) & 15);
+      uint4 next = shuffle_down<kGroup>(chunk[k], 1);
+      if (lane == kGroup - 1) next = after[k];
+      *reinterpret_cast<uint4*>(tile + tile_offset<Size, Compact>(r, lane * S::kPerVector)) =
+          funnel_bytes(chunk[k], next, head);
     }
   }
 }
 
-// Steps 2 and 3, general form: each output row segment is covered by the aligned 16-byte vectors
-// that overlap it; a vector is gathered element by element from the shifted tile, stored whole
-// when it lies inside the segment and element by element at the segment's ends. Four
-// consecutive threads take four consecutive vectors of one output row (64 contiguous bytes) and
-// a warp eight output rows, which spreads its shared-memory reads over the banks.
+// Steps 2 and 3, general form: the fast form's micro-blocks and output vectors (row block
+// fastest: a row's vectors are kRowBlocks consecutive lanes), realigned to each output row and
+// stored within tile columns [0, cols_here) and tile rows [0, rows_here).
 template <int Size, bool Compact>
-__device__ __forceinline__ void store_shifted(const uint8_t* tile, const uint8_t* src, int64_t ld_in,
-                                              uint8_t* __restrict__ dst, int64_t ld_out, int rows_here,
-                                              int cols_here) {
+__device__ __forceinline__ void store_realigned(const uint8_t* tile, uint8_t* __restrict__ dst, int64_t ld_out,
+                                                int rows_here, int cols_here) {
   using S = TileShape<Size, Compact>;
-  using Shifted = ShiftedTile<Size, Compact>;
-  using T = typename Element<Size>::type;
-  constexpr int kVectorsPerRow = S::kRows / S::kPerVector + 1;  // output row: one more if misaligned
-  constexpr int kVectorGroups = (kVectorsPerRow + 3) / 4;
-  constexpr int kSlots = S::kCols * kVectorGroups * 4;
-  const int64_t ld_in_bytes = ld_in * Size, ld_out_bytes = ld_out * Size;
-  const uintptr_t src_row0 = reinterpret_cast<uintptr_t>(src);
-  for (int slot = threadIdx.x; slot < kSlots; slot += S::kThreads) {
-    const int v = (slot % 4) + 4 * (slot / (4 * S::kCols));  // vector within the output row
-    const int c = (slot / 4) % S::kCols;                     // output row = tile column
-    if (v >= kVectorsPerRow || c >= cols_here) continue;
-    uint8_t* row = dst + c * ld_out_bytes;
-    const int head = static_cast<int>(reinterpret_cast<uintptr_t>(row) & 15);
-    const int first = (v * 16 - head) / Size;  // tile row of the vector's first element
-    if (first >= rows_here) continue;
-    VectorOf<T> gathered;
+  constexpr int kGroup = S::kRowBlocks;
+  static_assert(32 % kGroup == 0 && S::kThreads % 32 == 0, "an output row's lanes lie in one warp");
+  const int64_t ld_bytes = ld_out * Size;
+  const int segment = rows_here * Size;  // bytes of each output row inside this tile
+  // Not unrolled: stores need no registers to stay in flight, and unrolling the shuffles and
+  // partial stores of every vector raised the fast form's registers (the aligned instantiation
+  // compiles this form too, for its edge tiles) by up to 90 per thread.
+#pragma unroll 1
+  for (int k = 0; k < S::kStoresPerThread; ++k) {
+    const int slot = threadIdx.x + k * S::kThreads;
+    const int row_block = slot % S::kRowBlocks, word_col = slot / S::kRowBlocks;
+    const int r = row_block * S::kPerVector;
+    const int w = swizzle<Size, Compact>(r, word_col);
+    Word<Size> words[S::kPerVector];
 #pragma unroll
-    for (int t = 0; t < S::kPerVector; ++t) {
-      const int r = first + t;
-      if (r >= 0 && r < rows_here)
-        gathered.e[t] = *reinterpret_cast<const T*>(tile + r * Shifted::kPitch + row_head(src_row0, ld_in_bytes, r) +
-                                                    c * Size);
-    }
-    uint8_t* vector = row - head + v * 16;
-    if (first >= 0 && first + S::kPerVector <= rows_here) {
-      *reinterpret_cast<uint4*>(vector) = gathered.v;
-    } else {
+    for (int e = 0; e < S::kPerVector; ++e)
+      words[e] = reinterpret_cast<const Word<Size>*>(tile)[(r + e) * S::kWordsPerRow + w];
 #pragma unroll
-      for (int t = 0; t < S::kPerVector; ++t)
-        if (first + t >= 0 && first + t < rows_here) reinterpret_cast<T*>(vector)[t] = gathered.e[t];
+    for (int column = 0; column < S::kPerWord; ++column) {
+      const int c = word_col * S::kPerWord + column;
+      const uint4 v = gather_column<Size>(words, column);
+      const uint4 before = shuffle_up<kGroup>(v, 1);
+      if (c >= cols_here) continue;
+      uint8_t* row = dst + c * ld_bytes;
+      const int head = static_cast<int>(reinterpret_cast<uintptr_t>(row) & 15);
+      uint8_t* first_vector = row - head;
+      // Aligned vector j holds the segment's bytes [16 j - head, 16 j - head + 16).
+      const int begin = row_block * 16 - head;
+      const int lo = begin < 0 ? -begin : 0;
+      const int hi = segment - begin < 16 ? segment - begin : 16;
+      if (hi > lo) store_part<Size>(first_vector + row_block * 16, funnel_bytes(before, v, 16 - head), lo, hi);
+      // The last lane also writes the vector after it: the segment's last `head` bytes.
+      if (row_block == kGroup - 1 && head != 0) {
+        const int tail_hi = segment - (begin + 16) < head ? segment - (begin + 16) : head;
+        if (tail_hi > 0) store_part<Size>(first_vector + kGroup * 16, funnel_bytes(v, v, 16 - head), 0, tail_hi);
+      }
     }
   }
 }
@@ -255,14 +347,13 @@ __device__ __forceinline__ void store_shifted(const uint8_t* tile, const uint8_t
 // General = true: the instantiation for views that are not 16-byte aligned, which only ever takes
 // the general form. It is compiled on its own so that its register cap (kGeneralMinBlocks) can
 // keep more blocks, and so more loads, in flight: that form spends longer between its loads.
-template <int Size, bool Compact, bool General>
-__global__ void __launch_bounds__(TileShape<Size, Compact>::kThreads,
-                                  General ? TileTuning<Size, Compact>::kGeneralMinBlocks : TileShape<Size, Compact>::kMinBlocks)
+template <int Size, bool Compact, bool General, int MinBlocks>
+__global__ void __launch_bounds__(TileShape<Size, Compact>::kThreads, MinBlocks)
     tile_transpose_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, MatrixView m,
                           bool vectors_aligned, uintptr_t in_begin, uintptr_t in_end) {
   using S = TileShape<Size, Compact>;
-  // The fast form's swizzled tile or the general form's shifted one (a row of chunks longer).
-  __shared__ __align__(16) uint8_t tile[ShiftedTile<Size, Compact>::kBytes];
+  // The swizzled tile, the same for both forms.
+  __shared__ __align__(16) uint8_t tile[S::kRows * S::kCols * Size];
 
   const int64_t row_tiles = ceil_div(m.rows, S::kRows), col_tiles = ceil_div(m.cols, S::kCols);
   for (int64_t b = blockIdx.z; b < m.batch; b += gridDim.z)
@@ -280,9 +371,10 @@ __global__ void __launch_bounds__(TileShape<Size, Compact>::kThreads,
           __syncthreads();
           store_vectors<Size, Compact>(tile, dst, m.ld_out);
         } else {
-          load_shifted<Size, Compact>(src, m.ld_in, tile, rows_here, cols_here, in_begin, in_end);
+          constexpr int kBatch = General || S::kLoadsPerThread < 4 ? S::kLoadsPerThread : 4;
+          load_realigned<Size, Compact, kBatch>(src, m.ld_in, tile, rows_here, cols_here, in_begin, in_end);
           __syncthreads();
-          store_shifted<Size, Compact>(tile, src, m.ld_in, dst, m.ld_out, rows_here, cols_here);
+          store_realigned<Size, Compact>(tile, dst, m.ld_out, rows_here, cols_here);
         }
         __syncthreads();  // the next tile reuses shared memory
       }
@@ -311,9 +403,12 @@ template <int Size, bool Compact, bool General>
 Status launch_shape(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
   using S = TileShape<Size, Compact>;
   const dim3 grid = clamped_grid(ceil_div(p.rows, S::kRows), ceil_div(p.cols, S::kCols), p.batch);
-  tile_transpose_kernel<Size, Compact, General><<<grid, S::kThreads, 0, stream>>>(
-      static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), view_of(p), !General,
-      reinterpret_cast<uintptr_t>(in), reinterpret_cast<uintptr_t>(in) + p.input_extent() * Size);
+  const auto* src = static_cast<const uint8_t*>(in);
+  auto* dst = static_cast<uint8_t*>(out);
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(in), end = begin + p.input_extent() * Size;
+  constexpr int kMinBlocks = General ? TileTuning<Size, Compact>::kGeneralMinBlocks : S::kMinBlocks;
+  tile_transpose_kernel<Size, Compact, General, kMinBlocks><<<grid, S::kThreads, 0, stream>>>(
+      src, dst, view_of(p), !General, begin, end);
   return gpu::check_launch("tile_transpose");
 }
 

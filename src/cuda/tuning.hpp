@@ -7,8 +7,10 @@
 // many tiles), the compact one a quarter of that, for problems too small to give every SM several
 // large tiles. kMinBlocks caps registers so that that many blocks fit on an SM (1: no cap);
 // kGeneralMinBlocks does the same for the instantiation that serves views that are not 16-byte
-// aligned (odd leading dimensions), whose longer store phase needs more blocks to keep loads in
-// flight (ncu, 8191 x 8193 f32 at 3 blocks: DRAM 52% busy, issue slots 30% idle, no overfetch).
+// aligned (odd leading dimensions), whose realigning loads hold twice the registers per load.
+// Measured on an H100, 2026-11-22 (one more block than these values, in the same runs):
+// f32 8191 x 8193 4 blocks +6-8% over 3 (5 spills); f16 8191 x 8193 3 blocks +2-19% over 4; u8
+// 4 blocks +41% over 5; f64 8193 x 8191 2 blocks (3 spill 120 bytes; the two runs disagreed).
 //
 // Measured on an NVIDIA H200 (132 SMs, cudaMemcpy D2D 4.2 TB/s), 2026-11-22; docs/kernels.md has
 // the runs behind each entry (bench/results/2026-11-22-nvidia-h200-*.json).
@@ -24,19 +26,19 @@ template <int Size, bool Compact> struct TileTuning;
 // 4 blocks, 29% at 5.
 template <> struct TileTuning<1, false> { static constexpr int kRows = 128, kCols = 128, kThreads = 256, kMinBlocks = 4, kGeneralMinBlocks = 4; };
 // f16 16384^2: 93-97% with 3 blocks per SM, 89% with 4, 80% with 2.
-template <> struct TileTuning<2, false> { static constexpr int kRows = 64, kCols = 128, kThreads = 256, kMinBlocks = 3, kGeneralMinBlocks = 5; };
+template <> struct TileTuning<2, false> { static constexpr int kRows = 64, kCols = 128, kThreads = 256, kMinBlocks = 3, kGeneralMinBlocks = 3; };
 // f32 8192^2: 93-97% with 3 blocks per SM, 88% with 4, 81% with 2.
-template <> struct TileTuning<4, false> { static constexpr int kRows = 64, kCols = 64, kThreads = 256, kMinBlocks = 3, kGeneralMinBlocks = 6; };
+template <> struct TileTuning<4, false> { static constexpr int kRows = 64, kCols = 64, kThreads = 256, kMinBlocks = 3, kGeneralMinBlocks = 4; };
 // f64 8192^2: 64x64 96%, 64x32 95%, 32x64 95%, 32x32 86% (no cap: 2 blocks of 32 KiB).
-template <> struct TileTuning<8, false> { static constexpr int kRows = 64, kCols = 64, kThreads = 256, kMinBlocks = 1, kGeneralMinBlocks = 6; };
+template <> struct TileTuning<8, false> { static constexpr int kRows = 64, kCols = 64, kThreads = 256, kMinBlocks = 1, kGeneralMinBlocks = 2; };
 // c128 8192^2: 92-93% with 4 blocks per SM (but 64 registers spill 16 bytes), 82% with 2; 3 blocks: no spill.
-template <> struct TileTuning<16, false> { static constexpr int kRows = 32, kCols = 32, kThreads = 256, kMinBlocks = 3, kGeneralMinBlocks = 6; };
+template <> struct TileTuning<16, false> { static constexpr int kRows = 32, kCols = 32, kThreads = 256, kMinBlocks = 3, kGeneralMinBlocks = 3; };
 
-template <> struct TileTuning<1, true> { static constexpr int kRows = 64, kCols = 64, kThreads = 64, kMinBlocks = 1, kGeneralMinBlocks = 5; };
-template <> struct TileTuning<2, true> { static constexpr int kRows = 32, kCols = 64, kThreads = 64, kMinBlocks = 1, kGeneralMinBlocks = 5; };
-template <> struct TileTuning<4, true> { static constexpr int kRows = 32, kCols = 32, kThreads = 128, kMinBlocks = 1, kGeneralMinBlocks = 6; };
-template <> struct TileTuning<8, true> { static constexpr int kRows = 32, kCols = 32, kThreads = 128, kMinBlocks = 1, kGeneralMinBlocks = 6; };
-template <> struct TileTuning<16, true> { static constexpr int kRows = 16, kCols = 16, kThreads = 64, kMinBlocks = 1, kGeneralMinBlocks = 6; };
+template <> struct TileTuning<1, true> { static constexpr int kRows = 64, kCols = 64, kThreads = 64, kMinBlocks = 1, kGeneralMinBlocks = 1; };
+template <> struct TileTuning<2, true> { static constexpr int kRows = 32, kCols = 64, kThreads = 64, kMinBlocks = 1, kGeneralMinBlocks = 1; };
+template <> struct TileTuning<4, true> { static constexpr int kRows = 32, kCols = 32, kThreads = 128, kMinBlocks = 1, kGeneralMinBlocks = 1; };
+template <> struct TileTuning<8, true> { static constexpr int kRows = 32, kCols = 32, kThreads = 128, kMinBlocks = 1, kGeneralMinBlocks = 1; };
+template <> struct TileTuning<16, true> { static constexpr int kRows = 16, kCols = 16, kThreads = 64, kMinBlocks = 1, kGeneralMinBlocks = 1; };
 
 // The compact shape is used when the large one gives fewer tiles than this many per SM.
 constexpr int kLargeTilesPerSmForLarge = 4;

@@ -147,6 +147,51 @@ TEST_P(RandomTransposesCuda, MatchReference) {
     EXPECT_GT(ran, 0u) << kernel << " supported none of the " << cases << " random problems";
 }
 
+// The tile kernel's general form undoes each row's misalignment in registers (shuffles and
+// funnel shifts between lanes), with its own load and store masks at tile edges: every pair of
+// input and output misalignments, for every element size, on shapes with full and edge tiles and
+// leading dimensions that give each row its own misalignment. XPOSE_TEST_SMALL=1 (sanitizer
+// runs) keeps the tile kernel alone.
+TEST(PropertyCudaTile, EveryMisalignmentOfBothViewsMatchesReference) {
+  XPOSE_SKIP_WITHOUT_CUDA_DEVICE();
+  const DeviceArena arena;
+  ASSERT_TRUE(arena.valid());
+  const bool small = xpose_test::env_or("XPOSE_TEST_SMALL", 0) != 0;
+  int ran = 0;
+  for (const std::string kernel : {"tile", "auto"}) {
+    if (small && kernel == "auto") continue;
+    for (xpose::DType type : {xpose::DType::u8, xpose::DType::u16, xpose::DType::f32, xpose::DType::f64, xpose::DType::c128})
+      for (const xpose::Matrix shape : {xpose::Matrix{300, 200}, xpose::Matrix{131, 259}})
+        for (const int64_t pad_in : {0, 1, 3})
+          for (const int64_t pad_out : {0, 1, 3}) {
+            const std::size_t size = xpose::size_of(type);
+            xpose::Matrix m = shape;
+            m.ld_in = m.cols + pad_in;
+            m.ld_out = m.rows + pad_out;
+            for (std::size_t in_offset = 0; in_offset < 16; in_offset += size)
+              for (std::size_t out_offset = 0; out_offset < 16; out_offset += size) {
+                SCOPED_TRACE(kernel + ", " + xpose_test::describe(m, type) + ", misalign in " +
+                             std::to_string(in_offset) + ", out " + std::to_string(out_offset));
+                xpose::Plan plan;
+                ASSERT_EQ(xpose::Plan::create(plan, m, type, Device::cuda, {kernel, 0}), Status::ok)
+                    << xpose::last_error_message();
+                const auto problem = xpose_test::problem_for(m, type);
+                const auto input = xpose_test::make_input(problem, in_offset, /*salt=*/ran);
+                auto output = xpose_test::make_output(problem, out_offset);
+                ASSERT_TRUE(arena.upload(input.data(), input.size(), output.data(), output.size()));
+                ASSERT_EQ(plan.execute(arena.input() + input.view_offset(), arena.output() + output.view_offset(),
+                                       arena.stream()),
+                          Status::ok)
+                    << xpose::last_error_message();
+                ASSERT_TRUE(arena.download(output.data(), output.size()));
+                ASSERT_TRUE(xpose_test::transposed_correctly(input, output, problem)) << "kernel " << plan.kernel_name();
+                ++ran;
+              }
+          }
+  }
+  std::printf("[ CASES    ] tile misalignments: %d problems ran\n", ran);
+}
+
 INSTANTIATE_TEST_SUITE_P(PropertyCuda, RandomTransposesCuda,
                          ::testing::ValuesIn(xpose_test::transposing_kernels(Device::cuda)),
                          [](const auto& info) { return info.param; });
