@@ -9,8 +9,9 @@
 // kGeneralMinBlocks does the same for the instantiation that serves views that are not 16-byte
 // aligned (odd leading dimensions), whose realigning loads hold twice the registers per load.
 // Measured on an H100, 2026-11-22 (one more block than these values, in the same runs):
-// f32 8191 x 8193 4 blocks +6-8% over 3 (5 spills); f16 8191 x 8193 3 blocks +2-19% over 4; u8
-// 4 blocks +41% over 5; f64 8193 x 8191 2 blocks (3 spill 120 bytes; the two runs disagreed).
+// f32 8191 x 8193 4 blocks +6-8% over 3 (5 spills); f16 8191 x 8193 3 blocks: +19% over 4 in one
+// run, -4% in the other, so kept; u8 4 blocks +20-41% over 5; f64 8193 x 8191 2 blocks (3 spill 120
+// bytes; the two runs disagreed). bench/results/2026-11-22-nvidia-h100-realign-experiments.txt.
 //
 // Measured on an NVIDIA H200 (132 SMs, cudaMemcpy D2D 4.2 TB/s), 2026-11-22; docs/kernels.md has
 // the runs behind each entry (bench/results/2026-11-22-nvidia-h200-*.json).
