@@ -124,6 +124,24 @@ __device__ __forceinline__ void load_vectors(const uint8_t* __restrict__ src, in
   }
 }
 
+// Step 2 for one store slot: the micro-block of V rows x K columns (as V shared-memory words)
+// that slot `slot` stores, row block fastest across the slots so that a warp's 16-byte stores
+// run along output rows. Both forms of step 3 start from it.
+template <int Size, bool Compact>
+struct MicroBlock {
+  using S = TileShape<Size, Compact>;
+  int row_block, word_col;
+  Word<Size> words[S::kPerVector];
+  __device__ __forceinline__ MicroBlock(const uint8_t* tile, int slot)
+      : row_block(slot % S::kRowBlocks), word_col(slot / S::kRowBlocks) {
+    const int r = row_block * S::kPerVector;
+    const int w = swizzle<Size, Compact>(r, word_col);
+#pragma unroll
+    for (int e = 0; e < S::kPerVector; ++e)
+      words[e] = reinterpret_cast<const Word<Size>*>(tile)[(r + e) * S::kWordsPerRow + w];
+  }
+};
+
 // Steps 2 and 3, fast form: micro-blocks of V rows x K columns, row block fastest across the
 // threads so that a warp's 16-byte stores run along output rows.
 template <int Size, bool Compact>
@@ -131,18 +149,12 @@ __device__ __forceinline__ void store_vectors(const uint8_t* tile, uint8_t* __re
   using S = TileShape<Size, Compact>;
 #pragma unroll
   for (int k = 0; k < S::kStoresPerThread; ++k) {
-    const int slot = threadIdx.x + k * S::kThreads;
-    const int row_block = slot % S::kRowBlocks, word_col = slot / S::kRowBlocks;
-    const int r = row_block * S::kPerVector;
-    const int w = swizzle<Size, Compact>(r, word_col);
-    Word<Size> words[S::kPerVector];
-#pragma unroll
-    for (int e = 0; e < S::kPerVector; ++e)
-      words[e] = reinterpret_cast<const Word<Size>*>(tile)[(r + e) * S::kWordsPerRow + w];
+    const MicroBlock<Size, Compact> block(tile, threadIdx.x + k * S::kThreads);
+    const int r = block.row_block * S::kPerVector;
 #pragma unroll
     for (int column = 0; column < S::kPerWord; ++column) {
-      const int c = word_col * S::kPerWord + column;
-      *reinterpret_cast<uint4*>(dst + (c * ld_out + r) * Size) = gather_column<Size>(words, column);
+      const int c = block.word_col * S::kPerWord + column;
+      *reinterpret_cast<uint4*>(dst + (c * ld_out + r) * Size) = gather_column<Size>(block.words, column);
     }
   }
 }
@@ -313,18 +325,12 @@ __device__ __forceinline__ void store_realigned(const uint8_t* tile, uint8_t* __
   // compiles this form too, for its edge tiles) by up to 90 per thread.
 #pragma unroll 1
   for (int k = 0; k < S::kStoresPerThread; ++k) {
-    const int slot = threadIdx.x + k * S::kThreads;
-    const int row_block = slot % S::kRowBlocks, word_col = slot / S::kRowBlocks;
-    const int r = row_block * S::kPerVector;
-    const int w = swizzle<Size, Compact>(r, word_col);
-    Word<Size> words[S::kPerVector];
-#pragma unroll
-    for (int e = 0; e < S::kPerVector; ++e)
-      words[e] = reinterpret_cast<const Word<Size>*>(tile)[(r + e) * S::kWordsPerRow + w];
+    const MicroBlock<Size, Compact> block(tile, threadIdx.x + k * S::kThreads);
+    const int row_block = block.row_block;
 #pragma unroll
     for (int column = 0; column < S::kPerWord; ++column) {
-      const int c = word_col * S::kPerWord + column;
-      const uint4 v = gather_column<Size>(words, column);
+      const int c = block.word_col * S::kPerWord + column;
+      const uint4 v = gather_column<Size>(block.words, column);
       const uint4 before = shuffle_up<kGroup>(v, 1);
       if (c >= cols_here) continue;
       uint8_t* row = dst + c * ld_bytes;
@@ -345,8 +351,9 @@ __device__ __forceinline__ void store_realigned(const uint8_t* tile, uint8_t* __
 }
 
 // General = true: the instantiation for views that are not 16-byte aligned, which only ever takes
-// the general form. It is compiled on its own so that its register cap (kGeneralMinBlocks) can
-// keep more blocks, and so more loads, in flight: that form spends longer between its loads.
+// the general form. It is compiled on its own so that it gets its own register cap
+// (kGeneralMinBlocks) and all of a tile's loads in one batch: its realigning loads hold two
+// chunks per load, which the fast form's cap does not leave room for.
 template <int Size, bool Compact, bool General, int MinBlocks>
 __global__ void __launch_bounds__(TileShape<Size, Compact>::kThreads, MinBlocks)
     tile_transpose_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, MatrixView m,

@@ -84,6 +84,14 @@ class DeviceArena {
       return r;
     return xpose_test::cuda_ok(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
   }
+  // Uploads a case's whole buffers, executes `plan` on their views and copies the output back.
+  template <typename Buffer>
+  ::testing::AssertionResult execute(const xpose::Plan& plan, const Buffer& in, Buffer& out) const {
+    if (auto r = upload(in.data(), in.size(), out.data(), out.size()); !r) return r;
+    if (plan.execute(input() + in.view_offset(), output() + out.view_offset(), stream_) != Status::ok)
+      return ::testing::AssertionFailure() << "execute: " << xpose::last_error_message();
+    return download(out.data(), out.size());
+  }
 
  private:
   void* base_ = nullptr;
@@ -130,12 +138,7 @@ TEST_P(RandomTransposesCuda, MatchReference) {
     const auto problem = xpose_test::problem_for(c.matrix, c.type);
     const auto input = xpose_test::make_input(problem, misalign_in, /*salt=*/k);
     auto output = xpose_test::make_output(problem, misalign_out);
-    ASSERT_TRUE(arena.upload(input.data(), input.size(), output.data(), output.size()));
-    ASSERT_EQ(plan.execute(arena.input() + input.view_offset(), arena.output() + output.view_offset(),
-                           arena.stream()),
-              Status::ok)
-        << xpose::last_error_message();
-    ASSERT_TRUE(arena.download(output.data(), output.size()));
+    ASSERT_TRUE(arena.execute(plan, input, output));
     EXPECT_TRUE(xpose_test::transposed_correctly(input, output, problem)) << "kernel " << plan.kernel_name();
     ++ran;
   }
@@ -178,12 +181,7 @@ TEST(PropertyCudaTile, EveryMisalignmentOfBothViewsMatchesReference) {
                 const auto problem = xpose_test::problem_for(m, type);
                 const auto input = xpose_test::make_input(problem, in_offset, /*salt=*/ran);
                 auto output = xpose_test::make_output(problem, out_offset);
-                ASSERT_TRUE(arena.upload(input.data(), input.size(), output.data(), output.size()));
-                ASSERT_EQ(plan.execute(arena.input() + input.view_offset(), arena.output() + output.view_offset(),
-                                       arena.stream()),
-                          Status::ok)
-                    << xpose::last_error_message();
-                ASSERT_TRUE(arena.download(output.data(), output.size()));
+                ASSERT_TRUE(arena.execute(plan, input, output));
                 ASSERT_TRUE(xpose_test::transposed_correctly(input, output, problem)) << "kernel " << plan.kernel_name();
                 ++ran;
               }
