@@ -9,11 +9,12 @@
 //   xpose::dist::Layout layout{rows, cols, xpose::dist::even_split(rows, ranks),
 //                              xpose::dist::even_split(cols, ranks)};
 //   xpose::dist::Plan plan;
-//   xpose::dist::Plan::create(plan, comm, layout, xpose::DType::f32);   // allocates its workspace
+//   xpose::dist::Plan::create(plan, comm, layout, xpose::DType::f32);   // every rank, together
 //   plan.execute(my_in_block, my_out_block, stream);                     // stream-ordered
 //
-// One process driving several GPUs (ncclCommInitAll) issues every rank's execute together with
-// execute_group(): NCCL requires the ranks of one thread to be grouped, or they wait on each other.
+// One process driving several GPUs (ncclCommInitAll) creates every rank's plan together with
+// create_group() and issues every rank's execute together with execute_group(): NCCL requires the
+// ranks of one thread to be grouped, or they wait on each other.
 //
 // Built when NCCL is found; link xpose::dist. docs/distributed.md explains the data movement.
 #pragma once
@@ -45,20 +46,41 @@ std::vector<int64_t> even_split(int64_t count, int ranks);
 // byte counts that fit in 64 bits) without touching a GPU; Plan::create calls it.
 Status validate_layout(const Layout& layout, int ranks, DType type);
 
+// How the bytes that cross between GPUs travel (docs/distributed.md has the figures).
+enum class Exchange {
+  // copy_engine when every rank can load and store every other rank's GPU memory (NCCL's
+  // load/store-accessible team is the whole communicator: one node, NVLink or PCIe peer access),
+  // else send_receive. Every rank decides the same way.
+  automatic,
+  // Each rank transposes what it owes a peer into a local send slot, NCCL moves it (grouped
+  // ncclSend/ncclRecv) into the peer's receive slot, and the peer copies it into its output.
+  send_receive,
+  // As send_receive, but the GPU's copy engines copy each send slot straight into the peer's
+  // receive slot, which is NCCL symmetric memory (ncclMemAlloc + ncclCommWindowRegister), and one
+  // small NCCL all-reduce per step orders the copies before the peers' placing. The copies use no
+  // multiprocessors, so the local transposes run beside them at full speed. Plan creation fails
+  // when the ranks cannot reach each other's memory.
+  copy_engine,
+};
+
 struct Options {
-  // The exchange is pipelined in steps: in each step every rank packs, sends, receives and places
-  // at most this many bytes per peer, so that local work of one step overlaps the transfers of
-  // the next. 0 means a single step. Each NCCL step costs about 0.1 ms of its own on two H200s,
-  // and local work overlaps the wire only in part, so few large steps win there: 1 GiB steps
-  // measured best for 65536^2 float32 (docs/distributed.md).
-  int64_t step_bytes = int64_t{1} << 30;
+  // The exchange is pipelined in steps: in each step every rank transposes, sends, receives and
+  // places at most this many bytes per peer, so that local work of one step overlaps the
+  // transfers of the next. 0 means a single step; kAutomaticStepBytes (the default) picks by
+  // exchange: 1 GiB for send_receive, where each NCCL step costs about 0.1 ms of its own on two
+  // H200s and local work overlaps the wire only in part, and 512 MiB for the copy engine, where
+  // steps cost less (a small all-reduce each) but still about 0.05 ms (docs/distributed.md).
+  static constexpr int64_t kAutomaticStepBytes = -1;
+  int64_t step_bytes = kAutomaticStepBytes;
   // Allocate the workspace with ncclMemAlloc and register it with the communicator
   // (ncclCommRegister), so that NCCL moves the exchange between GPUs of one node straight from
   // the sender's slot to the receiver's, without a pass through its internal buffers: 16.4 ms ->
   // 14.9 ms for 65536^2 float32 on two H200s (docs/distributed.md). NCCL requires every rank of a
   // communicator to pass registered buffers if one does: give every rank's plan the same value.
   // The registration is dropped when the plan is destroyed, before the communicator must be.
+  // Send/receive only (the copy engine's receive slots are always NCCL symmetric memory).
   bool register_workspace = true;
+  Exchange exchange = Exchange::automatic;
 };
 
 struct Execution;
@@ -75,7 +97,10 @@ class Plan {
   // Validates the layout against the communicator (its size, this rank), and on the
   // communicator's GPU allocates the workspace, creates the internal streams and events and
   // plans the local transposes. Every rank must create its plan with the same layout and options.
-  // Does not communicate. On failure `plan` is left unchanged.
+  // Collective when the exchange is copy_engine (the default where the GPUs can reach each
+  // other): every rank of the communicator must call it, concurrently (one process or thread per
+  // rank); one thread driving several ranks must use create_group. On failure `plan` is left
+  // unchanged.
   static Status create(Plan& plan, ncclComm_t comm, const Layout& layout, DType type,
                        const Options& options = {});
 
@@ -95,6 +120,7 @@ class Plan {
   const Layout& layout() const;      // with the packed leading dimensions filled in
   DType dtype() const;
   int steps() const;                 // pipeline steps of one execute
+  Exchange exchange() const;         // send_receive or copy_engine (never automatic)
   int64_t workspace_bytes() const;   // device memory the plan owns
 
   struct Impl;
@@ -102,7 +128,21 @@ class Plan {
  private:
   std::unique_ptr<Impl> impl_;
   friend Status execute_group(const Execution* executions, int count);
+  friend Status create_group(Plan* plans, const ncclComm_t* comms, int count, const Layout& layout, DType type,
+                             const Options& options);
 };
+
+// Creates the plans of several ranks from one thread (one process driving several GPUs, as with
+// ncclCommInitAll): plans[m] for comms[m], grouped as NCCL requires for the collective
+// registration of the copy engine's receive slots. Same checks and options as Plan::create; on failure every plan is
+// left unchanged.
+Status create_group(Plan* plans, const ncclComm_t* comms, int count, const Layout& layout, DType type,
+                    const Options& options = {});
+inline Status create_group(std::vector<Plan>& plans, const std::vector<ncclComm_t>& comms, const Layout& layout,
+                           DType type, const Options& options = {}) {
+  plans.resize(comms.size());
+  return create_group(plans.data(), comms.data(), static_cast<int>(comms.size()), layout, type, options);
+}
 
 // One rank's part of a grouped execute.
 struct Execution {

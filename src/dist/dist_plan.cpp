@@ -1,10 +1,13 @@
-// The distributed transpose: a pipeline of pack (local transpose into a send slot), exchange
-// (grouped NCCL send/receive) and place (2D copy from a receive slot into the output block),
-// on three internal streams, two slots each, so that step s+1's packing and step s-1's placing
-// run while step s is on the wire. The block that stays on the rank is transposed on the
-// caller's stream meanwhile. docs/distributed.md has the picture and the figures.
+// The distributed transpose, a pipeline of steps on internal streams with two slots of each
+// buffer: pack (local transpose into a send slot), exchange, and place (2D copy from a receive
+// slot into the output block), so that step s+1's packing and step s-1's placing run while step
+// s is on the wire. The exchange is either grouped NCCL send/receive, or a copy-engine copy into
+// the peer's receive slot (NCCL symmetric memory) followed by a one-byte all-reduce that orders
+// it before the peer's placing. Either way the block that stays on the rank is transposed on the
+// caller's stream meanwhile. docs/distributed.md has the pictures and the figures.
 #include <cuda_runtime.h>
 
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -12,6 +15,7 @@
 #include "core/error.hpp"
 #include "dist/place_kernel.hpp"
 #include "dist/schedule.hpp"
+#include "dist/window.hpp"
 #include "xpose/dist.hpp"
 
 namespace xpose::dist {
@@ -59,6 +63,13 @@ class DeviceScope {
   int saved_ = -1;
 };
 
+constexpr int64_t kSendReceiveStepBytes = int64_t{1} << 30;
+constexpr int64_t kCopyEngineStepBytes = int64_t{512} << 20;
+// Receive slots of the copy engine: with three, step s's copy needs only barrier s-2 (the peers
+// placed step s-3, the slot's last user), long done, so the copies run back to back instead of
+// each waiting for the barrier just before it (0.14 ms per step with two slots).
+constexpr int kCopyEngineReceiveSlots = 3;
+
 }  // namespace
 
 struct Plan::Impl {
@@ -68,20 +79,36 @@ struct Plan::Impl {
   DType type = DType::u8;
   int64_t elem_size = 1;
   detail::Schedule schedule;
+  Exchange exchange = Exchange::send_receive;
 
   void* workspace = nullptr;
   int64_t workspace_bytes = 0;
   bool workspace_from_nccl = false;    // ncclMemAlloc (else cudaMalloc)
   void* workspace_registration = nullptr;  // ncclCommRegister's handle
   unsigned char* send_slot[2] = {nullptr, nullptr};
-  unsigned char* receive_slot[2] = {nullptr, nullptr};
+  unsigned char* receive_slot[kCopyEngineReceiveSlots] = {nullptr, nullptr, nullptr};
+  int receive_slots = 2;                // 3 for the copy engine
+  int64_t receive_slot_stride = 0;      // bytes from one receive slot to the next
   // Pack and exchange run at the highest priority, so that the diagonal transpose on the caller's
-  // stream yields to them; other choices measured within 3 points (docs/distributed.md).
-  cudaStream_t pack_stream = nullptr, exchange_stream = nullptr, place_stream = nullptr;
+  // stream yields to them; other choices measured within 3 points (docs/distributed.md). The copy
+  // stream only queues copy-engine work.
+  cudaStream_t pack_stream = nullptr, exchange_stream = nullptr, place_stream = nullptr, copy_stream = nullptr;
   cudaEvent_t fork = nullptr;
-  cudaEvent_t packed[2] = {nullptr, nullptr};     // slot s % 2 of send holds step s
-  cudaEvent_t exchanged[2] = {nullptr, nullptr};  // step s sent (send slot free) and received
-  cudaEvent_t placed[2] = {nullptr, nullptr};     // receive slot free again
+  cudaEvent_t packed[2] = {nullptr, nullptr};     // send slot k holds its step
+  cudaEvent_t exchanged[2] = {nullptr, nullptr};  // send slot k has left (sent, or copied out): free again
+  // Receive slot k holds its step: received, or copied in by every peer (the barrier after them).
+  cudaEvent_t landed[kCopyEngineReceiveSlots] = {nullptr, nullptr, nullptr};
+  cudaEvent_t placed[kCopyEngineReceiveSlots] = {nullptr, nullptr, nullptr};  // receive slot k free again
+  // Steps issued by earlier executes: slot numbers count steps across executes.
+  mutable int64_t steps_issued = 0;
+
+  // Copy engine: the receive slots are NCCL symmetric memory, one window of the same size on
+  // every rank (each slot of the largest rank's size); the send slots and the barrier's byte are
+  // plain device memory.
+  ncclWindow_t window = nullptr;
+  std::vector<unsigned char*> peer_workspace;  // every rank's window, as this GPU addresses it
+  void* send_workspace = nullptr;
+  unsigned char* barrier_byte = nullptr;
 
   xpose::Plan self_plan;                                        // the block that stays
   std::map<std::pair<int64_t, int64_t>, xpose::Plan> pack_plans;  // by (rows, cols) of a send
@@ -93,12 +120,16 @@ struct Plan::Impl {
   ~Impl() {
     DeviceScope scope(device);
     // Work of the last execute may still be in flight on the internal streams.
-    for (cudaStream_t s : {pack_stream, exchange_stream, place_stream})
+    for (cudaStream_t s : {pack_stream, exchange_stream, place_stream, copy_stream})
       if (s != nullptr) cudaStreamSynchronize(s);
-    for (cudaEvent_t e : {fork, packed[0], packed[1], exchanged[0], exchanged[1], placed[0], placed[1]})
+    for (cudaEvent_t e : all_events())
       if (e != nullptr) cudaEventDestroy(e);
-    for (cudaStream_t s : {pack_stream, exchange_stream, place_stream})
+    for (cudaStream_t s : {pack_stream, exchange_stream, place_stream, copy_stream})
       if (s != nullptr) cudaStreamDestroy(s);
+    if (barrier_byte != nullptr) cudaFree(barrier_byte);
+    if (send_workspace != nullptr) cudaFree(send_workspace);
+    // Deregistering a window is local to the rank (each rank unmaps its view of the others).
+    if (window != nullptr) ncclCommWindowDeregister(comm, window);
     if (workspace_registration != nullptr) ncclCommDeregister(comm, workspace_registration);
     if (workspace != nullptr) {
       if (workspace_from_nccl)
@@ -106,6 +137,11 @@ struct Plan::Impl {
       else
         cudaFree(workspace);
     }
+  }
+
+  std::vector<cudaEvent_t> all_events() const {
+    return {fork, packed[0], packed[1], exchanged[0], exchanged[1], landed[0], landed[1], landed[2],
+            placed[0], placed[1], placed[2]};
   }
 
   Status allocate_workspace(bool register_with_nccl) {
@@ -134,10 +170,14 @@ struct Plan::Impl {
                           ") does not fit on GPU ", device, " (", free_bytes, " bytes free): ", why));
     }
     workspace_from_nccl = register_with_nccl;
-    if (register_with_nccl) XPOSE_NCCL(ncclCommRegister(comm, workspace, bytes, &workspace_registration));
+    // The copy engine registers the workspace as a window instead, collectively (create_group).
+    if (register_with_nccl && exchange == Exchange::send_receive)
+      XPOSE_NCCL(ncclCommRegister(comm, workspace, bytes, &workspace_registration));
     return Status::ok;
   }
 
+  // Everything a plan needs that does not involve the other ranks: streams, events, workspace,
+  // the local transposes.
   Status init(const Options& dist_options) {
     DeviceScope scope(device);
     int least = 0, greatest = 0;
@@ -145,17 +185,35 @@ struct Plan::Impl {
     XPOSE_CUDA(cudaStreamCreateWithPriority(&pack_stream, cudaStreamNonBlocking, greatest));
     XPOSE_CUDA(cudaStreamCreateWithPriority(&exchange_stream, cudaStreamNonBlocking, greatest));
     XPOSE_CUDA(cudaStreamCreateWithPriority(&place_stream, cudaStreamNonBlocking, least));
-    for (cudaEvent_t* e : {&fork, &packed[0], &packed[1], &exchanged[0], &exchanged[1], &placed[0], &placed[1]})
+    XPOSE_CUDA(cudaStreamCreateWithPriority(&copy_stream, cudaStreamNonBlocking, greatest));
+    for (cudaEvent_t* e : {&fork, &packed[0], &packed[1], &exchanged[0], &exchanged[1], &landed[0], &landed[1],
+                           &landed[2], &placed[0], &placed[1], &placed[2]})
       XPOSE_CUDA(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
 
-    workspace_bytes = 2 * (schedule.send_slot_bytes + schedule.receive_slot_bytes);
+    const bool copy_engine = exchange == Exchange::copy_engine;
+    receive_slots = copy_engine ? kCopyEngineReceiveSlots : 2;
+    if (copy_engine) {
+      receive_slot_stride = (schedule.largest_receive_slot_bytes + 4095) / 4096 * 4096;
+      workspace_bytes = receive_slots * receive_slot_stride;
+    } else {
+      receive_slot_stride = schedule.receive_slot_bytes;
+      workspace_bytes = 2 * (schedule.send_slot_bytes + schedule.receive_slot_bytes);
+    }
     if (workspace_bytes > 0) {
-      XPOSE_DIST_TRY(allocate_workspace(dist_options.register_workspace));
+      XPOSE_DIST_TRY(allocate_workspace(copy_engine || dist_options.register_workspace));
       unsigned char* base = static_cast<unsigned char*>(workspace);
-      send_slot[0] = base;
-      send_slot[1] = base + schedule.send_slot_bytes;
-      receive_slot[0] = base + 2 * schedule.send_slot_bytes;
-      receive_slot[1] = receive_slot[0] + schedule.receive_slot_bytes;
+      if (copy_engine) {
+        XPOSE_CUDA(cudaMalloc(&send_workspace, static_cast<size_t>(2 * schedule.send_slot_bytes)));
+        XPOSE_CUDA(cudaMalloc(reinterpret_cast<void**>(&barrier_byte), 1));
+        workspace_bytes += 2 * schedule.send_slot_bytes;
+        send_slot[0] = static_cast<unsigned char*>(send_workspace);
+      } else {
+        send_slot[0] = base;
+        base += 2 * schedule.send_slot_bytes;
+      }
+      send_slot[1] = send_slot[0] + schedule.send_slot_bytes;
+      for (int k = 0; k < receive_slots; ++k)
+        receive_slot[k] = base + k * receive_slot_stride;
     }
 
     // The local transposes are production 2D plans: the pack reads a column range of the input
@@ -172,6 +230,13 @@ struct Plan::Impl {
         if (Status s = xpose::Plan::create(pack_plans[key], pack, type, Device::cuda, options); s != Status::ok)
           return s;
       }
+    return Status::ok;
+  }
+
+  // After the collective registration: where this GPU reaches every rank's workspace.
+  Status map_peers() {
+    DeviceScope scope(device);
+    XPOSE_CUDA(detail::window_peer_bases(window, ranks, &peer_workspace));
     return Status::ok;
   }
 
@@ -252,11 +317,15 @@ Plan::~Plan() = default;
 Plan::Plan(Plan&&) noexcept = default;
 Plan& Plan::operator=(Plan&&) noexcept = default;
 
-Status Plan::create(Plan& plan, ncclComm_t comm, const Layout& layout, DType type, const Options& options) {
+namespace {
+
+// Everything of Plan::create that involves only this rank.
+Status create_local(std::unique_ptr<Plan::Impl>* out, ncclComm_t comm, const Layout& layout, DType type,
+                    const Options& options) {
   if (comm == nullptr) return fail(Status::invalid_argument, "comm is null");
-  if (options.step_bytes < 0)
+  if (options.step_bytes < 0 && options.step_bytes != Options::kAutomaticStepBytes)
     return fail(Status::invalid_argument, message("options.step_bytes (", options.step_bytes, ") is negative"));
-  auto impl = std::make_unique<Impl>();
+  auto impl = std::make_unique<Plan::Impl>();
   impl->comm = comm;
   XPOSE_NCCL(ncclCommCount(comm, &impl->ranks));
   XPOSE_NCCL(ncclCommUserRank(comm, &impl->rank));
@@ -267,11 +336,71 @@ Status Plan::create(Plan& plan, ncclComm_t comm, const Layout& layout, DType typ
   if (impl->layout.ld_out == 0) impl->layout.ld_out = layout.rows;
   impl->type = type;
   impl->elem_size = static_cast<int64_t>(size_of(type));
-  impl->schedule = detail::make_schedule(impl->layout, impl->rank, impl->elem_size, options.step_bytes);
+
+  impl->exchange = options.exchange == Exchange::copy_engine ? Exchange::copy_engine : Exchange::send_receive;
+  if (options.exchange != Exchange::send_receive) {
+    const int team = detail::load_store_team_size(comm);
+    const bool reach = team == impl->ranks;
+    if (reach && impl->ranks > 1) impl->exchange = Exchange::copy_engine;
+    if (!reach && options.exchange == Exchange::copy_engine)
+      return fail(Status::unsupported,
+                  message("options.exchange is copy_engine, but NCCL's load/store-accessible team of rank ",
+                          impl->rank, " has ", team, " of the communicator's ", impl->ranks,
+                          " ranks (GPUs on other nodes, or without peer access)"));
+  }
+  int64_t step_bytes = options.step_bytes;
+  if (step_bytes == Options::kAutomaticStepBytes)
+    step_bytes = impl->exchange == Exchange::copy_engine ? kCopyEngineStepBytes : kSendReceiveStepBytes;
+  impl->schedule = detail::make_schedule(impl->layout, impl->rank, impl->elem_size, step_bytes);
   XPOSE_DIST_TRY(impl->init(options));
-  plan.impl_ = std::move(impl);
+  *out = std::move(impl);
+  return Status::ok;
+}
+
+}  // namespace
+
+Status create_group(Plan* plans, const ncclComm_t* comms, int count, const Layout& layout, DType type,
+                    const Options& options) {
+  if (count < 0 || (count > 0 && (plans == nullptr || comms == nullptr)))
+    return fail(Status::invalid_argument, message("plans (", static_cast<const void*>(plans), ") and comms (",
+                                                  static_cast<const void*>(comms), ") are not arrays of ", count));
+  std::vector<std::unique_ptr<Plan::Impl>> impls(static_cast<size_t>(count));
+  for (int m = 0; m < count; ++m) {
+    if (Status s = create_local(&impls[m], comms[m], layout, type, options); s != Status::ok) {
+      const std::string why = last_error_message();
+      return fail(s, count == 1 ? why : message("comms[", m, "]: ", why));
+    }
+    if (impls[m]->exchange != impls[0]->exchange)
+      return fail(Status::invalid_argument, message("comms[", m, "] and comms[0] chose different exchanges: their "
+                                                    "ranks do not reach each other alike"));
+  }
+  // Copy engine: the receive slots become one symmetric window, registered by every rank together
+  // (grouped when one thread holds several ranks); then each rank learns where the others are.
+  std::vector<Plan::Impl*> windowed;
+  for (auto& impl : impls)
+    if (impl->exchange == Exchange::copy_engine && impl->workspace != nullptr) windowed.push_back(impl.get());
+  if (!windowed.empty()) {
+    XPOSE_NCCL(ncclGroupStart());
+    ncclResult_t registered = ncclSuccess;
+    for (Plan::Impl* impl : windowed) {
+      if (registered != ncclSuccess) break;
+      DeviceScope scope(impl->device);
+      const auto window_bytes = static_cast<size_t>(impl->receive_slots * impl->receive_slot_stride);
+      registered =
+          ncclCommWindowRegister(impl->comm, impl->workspace, window_bytes, &impl->window, NCCL_WIN_COLL_SYMMETRIC);
+    }
+    const ncclResult_t ended = ncclGroupEnd();
+    XPOSE_DIST_TRY(check_nccl(registered, "ncclCommWindowRegister"));
+    XPOSE_DIST_TRY(check_nccl(ended, "ncclGroupEnd (ncclCommWindowRegister)"));
+    for (Plan::Impl* impl : windowed) XPOSE_DIST_TRY(impl->map_peers());
+  }
+  for (int m = 0; m < count; ++m) plans[m].impl_ = std::move(impls[m]);
   xpose::detail::clear_error();
   return Status::ok;
+}
+
+Status Plan::create(Plan& plan, ncclComm_t comm, const Layout& layout, DType type, const Options& options) {
+  return create_group(&plan, &comm, 1, layout, type, options);
 }
 
 Status Plan::execute(const void* in, void* out, cudaStream_t stream) const {
@@ -289,6 +418,7 @@ const Layout& Plan::layout() const {
 }
 DType Plan::dtype() const { return impl_ ? impl_->type : DType::u8; }
 int Plan::steps() const { return impl_ ? static_cast<int>(impl_->schedule.steps.size()) : 0; }
+Exchange Plan::exchange() const { return impl_ ? impl_->exchange : Exchange::send_receive; }
 int64_t Plan::workspace_bytes() const { return impl_ ? impl_->workspace_bytes : 0; }
 
 Status execute_group(const Execution* executions, int count) {
@@ -306,6 +436,9 @@ Status execute_group(const Execution* executions, int count) {
                   message("executions[", m, "] has ", member_steps, " steps but executions[0] has ", steps,
                           ": the plans were created with different layouts or options"));
     steps = member_steps;
+    if (executions[m].plan->exchange() != executions[0].plan->exchange())
+      return fail(Status::invalid_argument, message("executions[", m, "] and executions[0] use different exchanges: "
+                                                    "the plans were created with different options"));
     for (int k = 0; k < m; ++k)
       if (executions[k].plan == executions[m].plan)
         return fail(Status::invalid_argument, message("executions[", k, "] and [", m, "] use the same plan"));
@@ -330,7 +463,7 @@ Status execute_group(const Execution* executions, int count) {
     const Plan::Impl& p = *x.impl;
     XPOSE_CUDA(cudaSetDevice(p.device));
     XPOSE_CUDA(cudaEventRecord(p.fork, x.stream));
-    for (cudaStream_t s : {p.pack_stream, p.exchange_stream, p.place_stream})
+    for (cudaStream_t s : {p.pack_stream, p.exchange_stream, p.place_stream, p.copy_stream})
       XPOSE_CUDA(cudaStreamWaitEvent(s, p.fork, 0));
     const detail::Schedule& d = p.schedule;
     if (d.self_rows > 0 && d.self_cols > 0)
@@ -338,12 +471,19 @@ Status execute_group(const Execution* executions, int count) {
                                          x.out + d.self_out_col * p.elem_size, x.stream));
   }
 
-  // Each stage of step s, for every member. The host issues step s+1's packing before step s's
-  // exchange, so the packing never waits behind a host call that returns late (ncclGroupEnd).
+  // Each stage of step s, for every member. Slots are numbered by steps counted across executes
+  // (steps_issued), so that an execute's first steps never reuse a slot that its predecessor's
+  // last steps still use. Each event is waited on for its latest record, which the host order
+  // below makes the right step. The host issues step s+1's packing before step s's exchange, so
+  // the packing never waits behind a host call that returns late (ncclGroupEnd).
+  auto send_slot_of = [](const Plan::Impl& p, int s) { return static_cast<int>((p.steps_issued + s) % 2); };
+  auto receive_slot_of = [](const Plan::Impl& p, int s) {
+    return static_cast<int>(((p.steps_issued + s) % p.receive_slots + p.receive_slots) % p.receive_slots);
+  };
   auto pack = [&](int s) -> Status {
-    const int slot = s % 2;
     for (const Member& x : members) {
       const Plan::Impl& p = *x.impl;
+      const int slot = send_slot_of(p, s);
       XPOSE_CUDA(cudaSetDevice(p.device));
       // Once the exchange that last read this send slot is done.
       XPOSE_CUDA(cudaStreamWaitEvent(p.pack_stream, p.exchanged[slot], 0));
@@ -355,47 +495,12 @@ Status execute_group(const Execution* executions, int count) {
     }
     return Status::ok;
   };
-  auto exchange = [&](int s) -> Status {
-    const int slot = s % 2;
-    for (const Member& x : members) {
-      const Plan::Impl& p = *x.impl;
-      XPOSE_CUDA(cudaSetDevice(p.device));
-      // After the packing, and after the placing that last read this receive slot.
-      XPOSE_CUDA(cudaStreamWaitEvent(p.exchange_stream, p.packed[slot], 0));
-      XPOSE_CUDA(cudaStreamWaitEvent(p.exchange_stream, p.placed[slot], 0));
-    }
-    // Every member's sends and receives of this step in one NCCL group (required when one
-    // thread drives several ranks; merely efficient otherwise).
-    XPOSE_NCCL(ncclGroupStart());
-    ncclResult_t queued = ncclSuccess;
-    for (const Member& x : members) {
-      const Plan::Impl& p = *x.impl;
-      for (const detail::Send& send : p.schedule.steps[s].sends)
-        if (queued == ncclSuccess)
-          queued = ncclSend(p.send_slot[slot] + send.slot_offset, static_cast<size_t>(send.bytes), ncclUint8,
-                            send.peer, p.comm, p.exchange_stream);
-      for (const detail::Receive& receive : p.schedule.steps[s].receives)
-        if (queued == ncclSuccess)
-          queued = ncclRecv(p.receive_slot[slot] + receive.slot_offset, static_cast<size_t>(receive.bytes),
-                            ncclUint8, receive.peer, p.comm, p.exchange_stream);
-    }
-    // The group is closed even when a call failed, so NCCL is not left inside it.
-    const ncclResult_t ended = ncclGroupEnd();
-    XPOSE_DIST_TRY(check_nccl(queued, "ncclSend/ncclRecv"));
-    XPOSE_DIST_TRY(check_nccl(ended, "ncclGroupEnd"));
-    for (const Member& x : members) {
-      const Plan::Impl& p = *x.impl;
-      XPOSE_CUDA(cudaSetDevice(p.device));
-      XPOSE_CUDA(cudaEventRecord(p.exchanged[slot], p.exchange_stream));
-    }
-    return Status::ok;
-  };
   auto place = [&](int s) -> Status {
-    const int slot = s % 2;
     for (const Member& x : members) {
       const Plan::Impl& p = *x.impl;
+      const int slot = receive_slot_of(p, s);
       XPOSE_CUDA(cudaSetDevice(p.device));
-      XPOSE_CUDA(cudaStreamWaitEvent(p.place_stream, p.exchanged[slot], 0));
+      XPOSE_CUDA(cudaStreamWaitEvent(p.place_stream, p.landed[slot], 0));
       const int64_t pitch = p.layout.ld_out * p.elem_size;
       for (const detail::Receive& r : p.schedule.steps[s].receives) {
         unsigned char* to = x.out + (r.out_row * p.layout.ld_out + r.out_col) * p.elem_size;
@@ -407,10 +512,100 @@ Status execute_group(const Execution* executions, int count) {
     }
     return Status::ok;
   };
+  // Queues `call(member)` for every member in one NCCL group (required when one thread drives
+  // several ranks; merely efficient otherwise). The group is closed even when a call failed, so
+  // NCCL is not left inside it.
+  auto nccl_group = [&](const char* what, const std::function<ncclResult_t(const Member&)>& call) -> Status {
+    XPOSE_NCCL(ncclGroupStart());
+    ncclResult_t queued = ncclSuccess;
+    for (const Member& x : members)
+      if (queued == ncclSuccess) queued = call(x);
+    const ncclResult_t ended = ncclGroupEnd();
+    XPOSE_DIST_TRY(check_nccl(queued, what));
+    return check_nccl(ended, "ncclGroupEnd");
+  };
+
+  // Send/receive: after the packing and the placing that last read the receive slot, NCCL moves
+  // every piece of the step into the peers' receive slots.
+  auto send_receive = [&](int s) -> Status {
+    for (const Member& x : members) {
+      const Plan::Impl& p = *x.impl;
+      XPOSE_CUDA(cudaSetDevice(p.device));
+      XPOSE_CUDA(cudaStreamWaitEvent(p.exchange_stream, p.packed[send_slot_of(p, s)], 0));
+      XPOSE_CUDA(cudaStreamWaitEvent(p.exchange_stream, p.placed[receive_slot_of(p, s)], 0));
+    }
+    XPOSE_DIST_TRY(nccl_group("ncclSend/ncclRecv", [&](const Member& x) {
+      const Plan::Impl& p = *x.impl;
+      ncclResult_t r = ncclSuccess;
+      for (const detail::Send& send : p.schedule.steps[s].sends)
+        if (r == ncclSuccess)
+          r = ncclSend(p.send_slot[send_slot_of(p, s)] + send.slot_offset, static_cast<size_t>(send.bytes),
+                       ncclUint8, send.peer, p.comm, p.exchange_stream);
+      for (const detail::Receive& receive : p.schedule.steps[s].receives)
+        if (r == ncclSuccess)
+          r = ncclRecv(p.receive_slot[receive_slot_of(p, s)] + receive.slot_offset, static_cast<size_t>(receive.bytes),
+                       ncclUint8, receive.peer, p.comm, p.exchange_stream);
+      return r;
+    }));
+    for (const Member& x : members) {
+      const Plan::Impl& p = *x.impl;
+      XPOSE_CUDA(cudaSetDevice(p.device));
+      XPOSE_CUDA(cudaEventRecord(p.exchanged[send_slot_of(p, s)], p.exchange_stream));
+      XPOSE_CUDA(cudaEventRecord(p.landed[receive_slot_of(p, s)], p.exchange_stream));
+    }
+    return Status::ok;
+  };
+  // Copy engine: copy each piece into the peer's receive slot once the packing is done and
+  // barrier s-2 has passed (every rank placed step s-3, that slot's last user, three slots
+  // back); then a barrier, after this rank's copies and its placing of step s-1, after which the
+  // step has landed everywhere. The copies run on copy engines, beside the SMs' packing and
+  // placing, and back to back: the barrier they wait for is two steps old.
+  auto copy = [&](int s) -> Status {
+    for (const Member& x : members) {
+      const Plan::Impl& p = *x.impl;
+      const int slot = send_slot_of(p, s), landing = receive_slot_of(p, s);
+      XPOSE_CUDA(cudaSetDevice(p.device));
+      XPOSE_CUDA(cudaStreamWaitEvent(p.copy_stream, p.packed[slot], 0));
+      XPOSE_CUDA(cudaStreamWaitEvent(p.copy_stream, p.landed[receive_slot_of(p, s - 2)], 0));
+      for (const detail::Send& send : p.schedule.steps[s].sends)
+        XPOSE_CUDA(cudaMemcpyAsync(p.peer_workspace[send.peer] + landing * p.receive_slot_stride + send.peer_slot_offset,
+                                   p.send_slot[slot] + send.slot_offset, static_cast<size_t>(send.bytes),
+                                   cudaMemcpyDeviceToDevice, p.copy_stream));
+      XPOSE_CUDA(cudaEventRecord(p.exchanged[slot], p.copy_stream));
+    }
+    return Status::ok;
+  };
+  auto barrier = [&](int s) -> Status {
+    for (const Member& x : members) {
+      const Plan::Impl& p = *x.impl;
+      XPOSE_CUDA(cudaSetDevice(p.device));
+      XPOSE_CUDA(cudaStreamWaitEvent(p.exchange_stream, p.exchanged[send_slot_of(p, s)], 0));
+      XPOSE_CUDA(cudaStreamWaitEvent(p.exchange_stream, p.placed[receive_slot_of(p, s - 1)], 0));
+    }
+    // A rank's all-reduce completes only once every rank has joined it, that is once every
+    // rank's copies of this step (ordered before it on that rank) have completed.
+    XPOSE_DIST_TRY(nccl_group("ncclAllReduce", [&](const Member& x) {
+      return ncclAllReduce(x.impl->barrier_byte, x.impl->barrier_byte, 1, ncclUint8, ncclMax, x.impl->comm,
+                           x.impl->exchange_stream);
+    }));
+    for (const Member& x : members) {
+      const Plan::Impl& p = *x.impl;
+      XPOSE_CUDA(cudaSetDevice(p.device));
+      XPOSE_CUDA(cudaEventRecord(p.landed[receive_slot_of(p, s)], p.exchange_stream));
+    }
+    return Status::ok;
+  };
+
+  const bool copy_engine = count > 0 && members[0].impl->exchange == Exchange::copy_engine;
   if (steps > 0) XPOSE_DIST_TRY(pack(0));
   for (int s = 0; s < steps; ++s) {
     if (s + 1 < steps) XPOSE_DIST_TRY(pack(s + 1));
-    XPOSE_DIST_TRY(exchange(s));
+    if (copy_engine) {
+      XPOSE_DIST_TRY(copy(s));
+      XPOSE_DIST_TRY(barrier(s));
+    } else {
+      XPOSE_DIST_TRY(send_receive(s));
+    }
     XPOSE_DIST_TRY(place(s));
   }
 
@@ -420,7 +615,8 @@ Status execute_group(const Execution* executions, int count) {
     for (const Member& x : members) {
       const Plan::Impl& p = *x.impl;
       XPOSE_CUDA(cudaSetDevice(p.device));
-      XPOSE_CUDA(cudaStreamWaitEvent(x.stream, p.placed[(steps - 1) % 2], 0));
+      XPOSE_CUDA(cudaStreamWaitEvent(x.stream, p.placed[receive_slot_of(p, steps - 1)], 0));
+      p.steps_issued += steps;
     }
   xpose::detail::clear_error();
   return Status::ok;

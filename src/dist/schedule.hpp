@@ -13,10 +13,13 @@ namespace xpose::dist::detail {
 
 // Pack `rows x cols` of this rank's input block, starting at column `in_col`, transposed into
 // the send slot at `slot_offset` (bytes) as a packed `cols x rows` matrix; then send it to `peer`.
+// With the copy engine the send slot is copied straight into the peer's receive slot, at
+// `peer_slot_offset` (the offset of the matching Receive in the peer's schedule).
 struct Send {
   int peer = 0;
   int64_t in_col = 0, cols = 0, rows = 0;
   int64_t slot_offset = 0, bytes = 0;
+  int64_t peer_slot_offset = 0;
 };
 
 // Receive a packed `rows x cols` block from `peer` into the receive slot at `slot_offset`, then
@@ -37,6 +40,8 @@ struct Schedule {
   int64_t self_rows = 0, self_cols = 0, self_in_col = 0, self_out_col = 0;
   std::vector<Step> steps;
   int64_t send_slot_bytes = 0, receive_slot_bytes = 0;  // one slot; the plan holds two of each
+  // The largest receive slot of any rank: the copy engine needs the same window size on every rank.
+  int64_t largest_receive_slot_bytes = 0;
   int64_t bytes_sent = 0, bytes_received = 0;           // per execute, this rank
 };
 

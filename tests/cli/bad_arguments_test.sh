@@ -128,6 +128,8 @@ expect_usage_error split_without_gpus "--split" "${dist[@]}" --rows 8 --split ev
 expect_usage_error step_bytes_without_gpus "--step-bytes" "${dist[@]}" --rows 8 --step-bytes 1M
 expect_usage_error nccl_buffers_without_gpus "--nccl-buffers" "${dist[@]}" --rows 8 --nccl-buffers plain
 expect_usage_error gpus_bad_nccl_buffers "pinned" "${dist[@]}" --gpus 2 --rows 8 --nccl-buffers pinned
+expect_usage_error exchange_without_gpus "--exchange" "${dist[@]}" --rows 8 --exchange copy-engine
+expect_usage_error gpus_bad_exchange "teleport" "${dist[@]}" --gpus 2 --rows 8 --exchange teleport
 printf '8 8 f32 diagonal\n' >"$scratch/dist_bad_split.txt"
 # The next ones need a build with NCCL to reach their check (without it, --gpus 2 is refused first).
 if "$xpose" bench --gpus 2 --split odd 2>&1 | grep -q "no multi-GPU support"; then

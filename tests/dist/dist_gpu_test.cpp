@@ -19,6 +19,7 @@ namespace {
 
 using xpose::DType;
 using xpose::Status;
+using xpose::dist::Exchange;
 using xpose::dist::Layout;
 
 constexpr unsigned char kPoison = 0xFF;
@@ -104,17 +105,23 @@ struct Case {
   int64_t ld_in_pad = 0, ld_out_pad = 0;
   int64_t step_bytes = xpose::dist::Options{}.step_bytes;
   bool register_workspace = xpose::dist::Options{}.register_workspace;
+  Exchange exchange = Exchange::automatic;
 };
+
+const char* name_of(Exchange e) {
+  return e == Exchange::automatic ? "automatic" : (e == Exchange::send_receive ? "send_receive" : "copy_engine");
+}
 
 std::string describe(const Case& c) {
   return std::to_string(c.rows) + " x " + std::to_string(c.cols) + " " + xpose::to_string(c.type) + ", in " +
          c.in_split + ", out " + c.out_split + ", ld pads " + std::to_string(c.ld_in_pad) + "/" +
          std::to_string(c.ld_out_pad) + ", step_bytes " + std::to_string(c.step_bytes) +
-         (c.register_workspace ? ", registered workspace" : ", plain workspace");
+         (c.register_workspace ? ", registered workspace" : ", plain workspace") + ", exchange " +
+         name_of(c.exchange);
 }
 
-// Runs one case on every rank. `threads`: one host thread per rank calling Plan::execute (each
-// rank on its own) instead of one execute_group.
+// Runs one case on every rank. `threads`: one host thread per rank calling Plan::create and
+// Plan::execute (each rank on its own) instead of create_group and execute_group.
 void run_case(const Case& c, bool threads = false, int executions = 1) {
   SCOPED_TRACE(describe(c));
   Ranks& ranks = Ranks::get();
@@ -129,9 +136,30 @@ void run_case(const Case& c, bool threads = false, int executions = 1) {
   xpose::dist::Options options;
   options.step_bytes = c.step_bytes;
   options.register_workspace = c.register_workspace;
-  for (int r = 0; r < n; ++r)
-    ASSERT_EQ(xpose::dist::Plan::create(plans[r], ranks.comm(r), layout, c.type, options), Status::ok)
+  options.exchange = c.exchange;
+  if (threads) {
+    std::vector<std::thread> workers;
+    std::vector<Status> statuses(n, Status::internal_error);
+    std::vector<std::string> errors(n);
+    for (int r = 0; r < n; ++r)
+      workers.emplace_back([&, r] {
+        cudaSetDevice(r);
+        statuses[r] = xpose::dist::Plan::create(plans[r], ranks.comm(r), layout, c.type, options);
+        errors[r] = xpose::last_error_message();
+      });
+    for (auto& w : workers) w.join();
+    for (int r = 0; r < n; ++r) ASSERT_EQ(statuses[r], Status::ok) << "rank " << r << ": " << errors[r];
+  } else {
+    std::vector<ncclComm_t> comms;
+    for (int r = 0; r < n; ++r) comms.push_back(ranks.comm(r));
+    ASSERT_EQ(xpose::dist::create_group(plans, comms, layout, c.type, options), Status::ok)
         << xpose::last_error_message();
+  }
+  for (int r = 0; r < n; ++r) {
+    ASSERT_NE(plans[r].exchange(), Exchange::automatic);
+    ASSERT_EQ(plans[r].exchange(), plans[0].exchange());
+    if (c.exchange != Exchange::automatic) ASSERT_EQ(plans[r].exchange(), c.exchange);
+  }
 
   std::vector<RankBuffers> buffers(n);
   for (int r = 0; r < n; ++r) {
@@ -219,16 +247,38 @@ TEST(DistGpu, EveryElementSizeShapeAndSplit) {
         ++k;  // padding and step size vary with the case number, so each appears with every type
         Case c{rows, cols, type, in_split, out_split, k % 3 == 0 ? 3 : 0, k % 2 == 0 ? 5 : 0,
                k % 4 == 0 ? 0 : (k % 4 == 1 ? 512 : xpose::dist::Options{}.step_bytes)};
-        run_case(c);
-        if (HasFatalFailure()) return;
+        for (Exchange exchange : {Exchange::copy_engine, Exchange::send_receive}) {
+          c.exchange = exchange;
+          run_case(c);
+          if (HasFatalFailure()) return;
+        }
       }
 }
 
 TEST(DistGpu, LargerMatricesManySteps) {
   XPOSE_SKIP_WITHOUT_TWO_GPUS();
-  run_case({4096, 6144, DType::f32, "uneven", "uneven", 0, 0, int64_t{1} << 20});
-  run_case({3001, 5003, DType::f64, "even", "uneven", 1, 0, int64_t{1} << 20});
-  run_case({8191, 8193, DType::u8, "uneven", "even", 0, 0, int64_t{1} << 22});
+  for (Exchange exchange : {Exchange::copy_engine, Exchange::send_receive}) {
+    const bool kRegistered = true;
+    run_case({4096, 6144, DType::f32, "uneven", "uneven", 0, 0, int64_t{1} << 20, kRegistered, exchange});
+    run_case({3001, 5003, DType::f64, "even", "uneven", 1, 0, int64_t{1} << 20, kRegistered, exchange});
+    run_case({8191, 8193, DType::u8, "uneven", "even", 0, 0, int64_t{1} << 22, kRegistered, exchange});
+    if (HasFatalFailure()) return;
+  }
+}
+
+// The copy engine alternates two slots of each kind across steps and across executes: an odd number of
+// steps makes consecutive executes start in different slots. Repeated executes, grouped and one
+// thread per rank, with 1, 3 and 5 steps.
+TEST(DistGpu, CopyEngineRepeatedExecutesOddSteps) {
+  XPOSE_SKIP_WITHOUT_TWO_GPUS();
+  const int64_t pair_bytes = 1024 * 1024 * 4;  // what each rank owes the other: 2048^2 f32, even, 2 ranks
+  for (int64_t steps : {1, 3, 5})
+    for (bool threads : {false, true}) {
+      run_case({2048, 2048, DType::f32, "even", "even", 0, 0, (pair_bytes + steps - 1) / steps, true,
+                Exchange::copy_engine},
+               threads, /*executions=*/4);
+      if (HasFatalFailure()) return;
+    }
 }
 
 // Both workspace kinds, whichever is the default: ncclMemAlloc + ncclCommRegister (NCCL copies
@@ -236,10 +286,11 @@ TEST(DistGpu, LargerMatricesManySteps) {
 TEST(DistGpu, RegisteredAndPlainWorkspaces) {
   XPOSE_SKIP_WITHOUT_TWO_GPUS();
   for (bool registered : {true, false}) {
-    run_case({257, 1031, DType::f32, "uneven", "even", 0, 0, 512, registered});
-    run_case({4096, 6144, DType::u8, "even", "uneven", 3, 0, int64_t{1} << 20, registered});
-    run_case({1000, 999, DType::c128, "first_empty", "uneven", 0, 5, 0, registered});
-    run_case({999, 1501, DType::f64, "uneven", "even", 0, 0, 64 << 10, registered}, /*threads=*/true,
+    const Exchange kSendReceive = Exchange::send_receive;  // the only exchange the option applies to
+    run_case({257, 1031, DType::f32, "uneven", "even", 0, 0, 512, registered, kSendReceive});
+    run_case({4096, 6144, DType::u8, "even", "uneven", 3, 0, int64_t{1} << 20, registered, kSendReceive});
+    run_case({1000, 999, DType::c128, "first_empty", "uneven", 0, 5, 0, registered, kSendReceive});
+    run_case({999, 1501, DType::f64, "uneven", "even", 0, 0, 64 << 10, registered, kSendReceive}, /*threads=*/true,
              /*executions=*/3);
     if (HasFatalFailure()) return;
   }
@@ -247,8 +298,14 @@ TEST(DistGpu, RegisteredAndPlainWorkspaces) {
 
 TEST(DistGpu, OneHostThreadPerRankAndRepeatedExecutes) {
   XPOSE_SKIP_WITHOUT_TWO_GPUS();
-  run_case({999, 1501, DType::f32, "uneven", "even", 0, 0, 64 << 10}, /*threads=*/true, /*executions=*/3);
-  run_case({640, 480, DType::u16, "even", "even", 0, 0, 32 << 10}, /*threads=*/false, /*executions=*/3);
+  for (Exchange exchange : {Exchange::copy_engine, Exchange::send_receive}) {
+    run_case({999, 1501, DType::f32, "uneven", "even", 0, 0, 64 << 10, true, exchange}, /*threads=*/true,
+             /*executions=*/3);
+    run_case({640, 480, DType::u16, "even", "even", 0, 0, 32 << 10, true, exchange}, /*threads=*/false,
+             /*executions=*/3);
+  }
+  // The default exchange on these GPUs (the copy engine where they reach each other).
+  run_case({777, 1234, DType::f32, "uneven", "uneven"}, /*threads=*/true, /*executions=*/2);
 }
 
 TEST(DistGpu, BadCallsFailCleanlyAndChangeNothing) {
@@ -256,17 +313,31 @@ TEST(DistGpu, BadCallsFailCleanlyAndChangeNothing) {
   Ranks& ranks = Ranks::get();
   const int n = ranks.count();
   xpose::dist::Plan plan;
+  // Plans created here one rank at a time use send/receive: the copy engine would make creation
+  // collective (create_group is tested by run_case).
+  xpose::dist::Options one_rank;
+  one_rank.exchange = Exchange::send_receive;
   // A layout for the wrong number of ranks.
   EXPECT_EQ(xpose::dist::Plan::create(plan, ranks.comm(0), {4, 4, {4}, {4}}, DType::f32), Status::invalid_argument);
   EXPECT_NE(std::string(xpose::last_error_message()).find("communicator has"), std::string::npos);
   EXPECT_FALSE(plan.valid());
   EXPECT_EQ(xpose::dist::Plan::create(plan, nullptr, {4, 4, {4}, {4}}, DType::f32), Status::invalid_argument);
   xpose::dist::Options bad_options;
-  bad_options.step_bytes = -1;
+  bad_options.step_bytes = -2;  // -1 is kAutomaticStepBytes
   Layout layout{64, 32, xpose::dist::even_split(64, n), xpose::dist::even_split(32, n)};
   EXPECT_EQ(xpose::dist::Plan::create(plan, ranks.comm(0), layout, DType::f32, bad_options), Status::invalid_argument);
 
-  ASSERT_EQ(xpose::dist::Plan::create(plan, ranks.comm(0), layout, DType::f32), Status::ok);
+  // create_group: arrays that are not arrays, a null comm among them; nothing is created.
+  EXPECT_EQ(xpose::dist::create_group(nullptr, nullptr, 2, layout, DType::f32), Status::invalid_argument);
+  std::vector<xpose::dist::Plan> group_plans;
+  EXPECT_EQ(xpose::dist::create_group(group_plans, {ranks.comm(0), nullptr}, layout, DType::f32),
+            Status::invalid_argument);
+  EXPECT_NE(std::string(xpose::last_error_message()).find("comms[1]"), std::string::npos)
+      << xpose::last_error_message();
+  for (const auto& p : group_plans) EXPECT_FALSE(p.valid());
+
+  ASSERT_EQ(xpose::dist::Plan::create(plan, ranks.comm(0), layout, DType::f32, one_rank), Status::ok);
+  EXPECT_EQ(plan.exchange(), Exchange::send_receive);
   EXPECT_EQ(plan.rank(), 0);
   EXPECT_EQ(plan.ranks(), n);
   EXPECT_EQ(plan.device(), 0);
@@ -298,7 +369,7 @@ TEST(DistGpu, BadCallsFailCleanlyAndChangeNothing) {
   std::vector<xpose::dist::Execution> twice = {{&plan, in, out, nullptr}, {&plan, in, out, nullptr}};
   EXPECT_EQ(xpose::dist::execute_group(twice), Status::invalid_argument);
   xpose::dist::Plan unrelated;
-  xpose::dist::Options small_steps;
+  xpose::dist::Options small_steps = one_rank;
   small_steps.step_bytes = 256;
   ASSERT_EQ(xpose::dist::Plan::create(unrelated, ranks.comm(1), layout, DType::f32, small_steps), Status::ok);
   std::vector<xpose::dist::Execution> mixed = {{&plan, in, out, nullptr}, {&unrelated, other_gpu, static_cast<unsigned char*>(other_gpu) + bytes, nullptr}};

@@ -108,6 +108,8 @@ void check_schedules(const Layout& layout, int64_t elem_size, int64_t step_bytes
             ASSERT_EQ(send.bytes, receive.bytes);
             ASSERT_EQ(send.cols, receive.rows);
             ASSERT_EQ(send.rows, receive.cols);
+            // Direct stores land where the receiver reads.
+            ASSERT_EQ(send.peer_slot_offset, receive.slot_offset);
           }
         ASSERT_EQ(matches, 1) << "rank " << q << " step " << s << " peer " << receive.peer;
       }
@@ -123,6 +125,9 @@ void check_schedules(const Layout& layout, int64_t elem_size, int64_t step_bytes
       }
     }
     EXPECT_EQ(received, mine.bytes_received);
+    // Every rank agrees on the largest receive slot (the size of the symmetric window).
+    ASSERT_EQ(mine.largest_receive_slot_bytes, schedules[0].largest_receive_slot_bytes);
+    ASSERT_GE(mine.largest_receive_slot_bytes, mine.receive_slot_bytes);
     for (size_t k = 0; k < hits.size(); ++k)
       ASSERT_EQ(hits[k], 1) << "rank " << q << " output element " << k / layout.rows << ", " << k % layout.rows;
   }

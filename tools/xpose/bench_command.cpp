@@ -375,6 +375,11 @@ CLI::App* add_bench_command(CLI::App& app, BenchArguments* a) {
                     "With --gpus: 'registered' (ncclMemAlloc + ncclCommRegister for every buffer NCCL sees, "
                     "the dist workspace included) or 'plain' (cudaMalloc); default: the library's default")
       ->check(CLI::IsMember({"registered", "plain"}))->type_name("KIND")->needs(gpus);
+  bench->add_option("--exchange", a->exchange,
+                    "With --gpus: how the dist plans move data between GPUs, 'copy-engine' (copy engines copy "
+                    "packed blocks into the peer's NCCL symmetric memory), 'send-receive' (ncclSend/ncclRecv of "
+                    "packed blocks) or 'auto'; default: the library's default (auto)")
+      ->check(CLI::IsMember({"auto", "copy-engine", "send-receive"}))->type_name("KIND")->needs(gpus);
   return bench;
 }
 

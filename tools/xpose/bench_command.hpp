@@ -31,7 +31,7 @@ struct BenchArguments {
   std::string output, plot;
   bool no_progress = false;
   bool no_launch_gate = false;
-  std::string gpus, split, step_bytes, nccl_buffers;  // the distributed bench (dist_options.hpp)
+  std::string gpus, split, step_bytes, nccl_buffers, exchange;  // the distributed bench (dist_options.hpp)
 };
 
 CLI::App* add_bench_command(CLI::App& app, BenchArguments* arguments);

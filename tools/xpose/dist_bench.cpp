@@ -82,6 +82,13 @@ std::string utc_now() {
   return text;
 }
 
+// The exchange the dist plans are asked for (--exchange).
+xpose::dist::Exchange exchange_of(const DistBenchOptions& options) {
+  if (options.exchange == "copy-engine") return xpose::dist::Exchange::copy_engine;
+  if (options.exchange == "send-receive") return xpose::dist::Exchange::send_receive;
+  return xpose::dist::Options{}.exchange;
+}
+
 // Whether every buffer NCCL sees is ncclMemAlloc'd and registered (--nccl-buffers).
 bool registers_buffers(const DistBenchOptions& options) {
   return options.nccl_buffers.empty() ? xpose::dist::Options{}.register_workspace
@@ -318,15 +325,16 @@ class CaseRun {
       xpose::dist::Options plan_options;
       if (options_.step_bytes >= 0) plan_options.step_bytes = options_.step_bytes;
       plan_options.register_workspace = registers_buffers(options_);
-      plans_.resize(static_cast<size_t>(n_));
-      for (int p = 0; p < n_; ++p) {
-        if (xpose::dist::Plan::create(plans_[p], gpus_.comm(p), layout_, result_.dist_case.dtype, plan_options) !=
-            Status::ok) {
-          *error = "GPU " + std::to_string(p) + ": xpose::dist::Plan::create: " + last_error_message();
-          return false;
-        }
+      plan_options.exchange = exchange_of(options_);
+      std::vector<ncclComm_t> comms;
+      for (int p = 0; p < n_; ++p) comms.push_back(gpus_.comm(p));
+      if (xpose::dist::create_group(plans_, comms, layout_, result_.dist_case.dtype, plan_options) != Status::ok) {
+        *error = std::string("xpose::dist::create_group: ") + last_error_message();
+        return false;
       }
       result_.steps = plans_[0].steps();
+      result_.exchange =
+          plans_[0].exchange() == xpose::dist::Exchange::copy_engine ? "copy engine" : "send/receive";
     }
     result_.memory.resize(static_cast<size_t>(n_));
     for (int p = 0; p < n_; ++p) {
@@ -757,7 +765,8 @@ int run_dist_bench(const DistBenchOptions& options) {
   info.warmup = options.warmup;
   info.reps = options.reps;
   info.step_bytes_default = options.step_bytes < 0;
-  info.step_bytes = options.step_bytes < 0 ? xpose::dist::Options{}.step_bytes : options.step_bytes;
+  info.step_bytes = options.step_bytes;
+  info.exchange_setting = options.exchange.empty() ? "auto" : options.exchange;
   info.registered_buffers = registers_buffers(options);
   info.registered_buffers_default = options.nccl_buffers.empty();
   info.seed = options.seed;

@@ -253,6 +253,7 @@ bool resolve_dist_options(const BenchArguments& a, const CLI::App& bench, int vi
     return false;
   }
   o->nccl_buffers = a.nccl_buffers;
+  o->exchange = a.exchange;
   o->warmup = a.warmup;
   o->reps = a.reps;
   o->seed = bench.count("--seed") > 0 ? a.seed : (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();

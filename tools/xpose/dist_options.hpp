@@ -55,6 +55,8 @@ struct DistBenchOptions {
   // allocated with ncclMemAlloc and registered ("registered"), or none is ("plain"; NCCL forbids
   // mixing them); "" follows xpose::dist::Options' default.
   std::string nccl_buffers;
+  // --exchange: "auto", "copy-engine" or "send-receive" (xpose::dist::Exchange); "" = the library's default.
+  std::string exchange;
   uint64_t seed = 0;
   ReportFormat format = ReportFormat::table;
   std::string output_path;

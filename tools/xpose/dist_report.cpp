@@ -38,7 +38,7 @@ class TableWriter final : public DistReportWriter {
 
   void begin(const DistRunInfo& info) override {
     out_ << "xpose bench --gpus " << info.gpus
-         << ": xpose::dist (Plan::create + execute_group) against the bare NCCL exchange of the same bytes"
+         << ": xpose::dist (create_group + execute_group) against the bare NCCL exchange of the same bytes"
             " and a gather-transpose-scatter on GPU 0\n";
     for (size_t p = 0; p < info.devices.size(); ++p)
       out_ << "GPU " << p << ":     " << describe_device(info.devices[p]) << "\n";
@@ -51,8 +51,11 @@ class TableWriter final : public DistReportWriter {
     out_ << "Build:     xpose " << info.xpose_version << ", commit " << info.git_commit << "\n";
     out_ << "Timing:    " << info.reps << " timed runs after " << info.warmup << " warm-up runs per variant, "
          << info.timer << "; median reported; every variant verified once before timing\n";
-    out_ << "Pipeline:  dist plans with step_bytes " << info.step_bytes
-         << (info.step_bytes_default ? " (the library's default)" : " (--step-bytes)") << "; NCCL buffers "
+    out_ << "Pipeline:  dist plans with exchange " << info.exchange_setting << ", step_bytes "
+         << (info.step_bytes_default ? std::string("by exchange (the library's default: 1 GiB send/receive, 512 MiB "
+                                                   "copy engine)")
+                                     : std::to_string(info.step_bytes) + " (--step-bytes)")
+         << "; NCCL buffers "
          << (info.registered_buffers ? "registered (ncclMemAlloc + ncclCommRegister)" : "plain (cudaMalloc)")
          << (info.registered_buffers_default ? " (the library's default)" : " (--nccl-buffers)") << "\n";
     out_ << "Columns:   GB moved = bytes the variant moves between GPUs per run; link GB/s = GB moved / median;"
@@ -71,7 +74,9 @@ class TableWriter final : public DistReportWriter {
 
   void add_case(const DistCaseResult& result) override {
     if (headed_ != result.number) write_header(result);
-    if (result.steps > 0) out_ << "  dist pipeline: " << result.steps << (result.steps == 1 ? " step\n" : " steps\n");
+    if (result.steps > 0)
+      out_ << "  dist pipeline: " << result.steps << (result.steps == 1 ? " step" : " steps") << ", "
+           << result.exchange << "\n";
     if (result.outcome == Outcome::error && result.variants.empty()) {
       out_ << "  error: " << result.note << "\n" << std::flush;
       return;
@@ -155,7 +160,7 @@ class CsvWriter final : public DistReportWriter {
   void begin(const DistRunInfo& info) override {
     device_name_ = info.devices.empty() ? "" : info.devices[0].name;
     write_row({"gpus", "device_name", "case", "rows", "cols", "dtype", "split", "in_rows", "out_rows",
-               "matrix_bytes", "exchange_bytes", "steps", "variant", "status", "median_us", "min_us", "max_us",
+               "matrix_bytes", "exchange_bytes", "steps", "exchange", "variant", "status", "median_us", "min_us", "max_us",
                "link_bytes", "link_gbps", "pct_exchange", "effective_gbps", "speedup_vs_gather", "runs",
                "wrong_elements", "note"});
   }
@@ -168,7 +173,7 @@ class CsvWriter final : public DistReportWriter {
                                            std::to_string(c.rows), std::to_string(c.cols), xpose::to_string(c.dtype),
                                            to_string(c.split), join(result.in_rows), join(result.out_rows),
                                            std::to_string(result.matrix_bytes), std::to_string(result.exchange_bytes),
-                                           std::to_string(result.steps)};
+                                           std::to_string(result.steps), result.exchange};
     if (result.variants.empty()) {
       std::vector<std::string> row = head;
       for (const std::string& field : std::vector<std::string>{"", to_string(result.outcome), "", "", "", "", "", "",
@@ -276,6 +281,7 @@ Json case_json(const DistCaseResult& result) {
   json["memory"] = memory;
   json["gather_bytes"] = result.gather_bytes;
   json["steps"] = result.steps;
+  json["exchange"] = result.exchange;
   json["status"] = to_string(result.outcome);
   json["note"] = result.note;
   Json variants = Json::array();
@@ -310,7 +316,8 @@ class JsonWriter final : public DistReportWriter {
     settings["warmup"] = info.warmup;
     settings["reps"] = info.reps;
     settings["seed"] = info.seed;
-    settings["step_bytes"] = info.step_bytes;
+    settings["step_bytes"] = info.step_bytes_default ? Json(nullptr) : Json(info.step_bytes);
+    settings["exchange"] = info.exchange_setting;
     settings["step_bytes_default"] = info.step_bytes_default;
     settings["nccl_buffers"] = info.registered_buffers ? "registered" : "plain";
     settings["nccl_buffers_default"] = info.registered_buffers_default;

@@ -50,6 +50,7 @@ struct DistCaseResult {
   std::vector<GpuMemory> memory;  // per GPU
   int64_t gather_bytes = 0;       // extra on GPU 0 for the gather baseline: full A and full A^T
   int steps = 0;                  // pipeline steps of the dist plans
+  std::string exchange;           // what the dist plans chose: "copy engine" or "send/receive"
   Outcome outcome = Outcome::passed;  // error: the case could not run (its note says why)
   std::string note;
   std::vector<DistVariantResult> variants;
@@ -69,6 +70,7 @@ struct DistRunInfo {
   bool step_bytes_default = true;  // the library's default (no --step-bytes)
   bool registered_buffers = false;          // NCCL saw only ncclMemAlloc'd, registered buffers
   bool registered_buffers_default = true;   // the library's default (no --nccl-buffers)
+  std::string exchange_setting = "auto";    // --exchange, or "auto" (the library's default)
   uint64_t seed = 0;
 };
 
