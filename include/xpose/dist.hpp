@@ -68,8 +68,8 @@ struct Options {
   // places at most this many bytes per peer, so that local work of one step overlaps the
   // transfers of the next. 0 means a single step; kAutomaticStepBytes (the default) picks by
   // exchange: 1 GiB for send_receive, where each NCCL step costs about 0.1 ms of its own on two
-  // H200s and local work overlaps the wire only in part, and 512 MiB for the copy engine, where
-  // steps cost less (a small all-reduce each) but still about 0.05 ms (docs/distributed.md).
+  // H200s and local work overlaps the wire only in part; for the copy engine, an eighth of the
+  // largest block one rank owes another, within 256 MiB .. 2 GiB (docs/distributed.md).
   static constexpr int64_t kAutomaticStepBytes = -1;
   int64_t step_bytes = kAutomaticStepBytes;
   // Allocate the workspace with ncclMemAlloc and register it with the communicator

@@ -39,17 +39,24 @@ int64_t receive_offset(const Layout& layout, int receiver, int sender, int steps
 
 }  // namespace
 
+int64_t largest_pair_bytes(const Layout& layout, int64_t elem_size) {
+  const int ranks = static_cast<int>(layout.in_rows.size());
+  int64_t largest = 0;
+  for (int p = 0; p < ranks; ++p)
+    for (int q = 0; q < ranks; ++q)  // in_rows * out_rows * elem_size fits: at most the matrix's bytes
+      if (p != q) largest = std::max(largest, layout.in_rows[p] * layout.out_rows[q] * elem_size);
+  return largest;
+}
+
 int step_count(const Layout& layout, int64_t elem_size, int64_t step_bytes) {
   const int ranks = static_cast<int>(layout.in_rows.size());
-  int64_t largest_pair = 0, largest_out_rows = 0;
+  const int64_t largest_pair = largest_pair_bytes(layout, elem_size);
+  if (largest_pair == 0) return 0;  // nothing crosses between ranks
+  int64_t largest_out_rows = 0;
   for (int p = 0; p < ranks; ++p)
     for (int q = 0; q < ranks; ++q)
-      if (p != q && layout.in_rows[p] > 0 && layout.out_rows[q] > 0) {
-        // in_rows * out_rows * elem_size fits: it is at most the matrix's byte count.
-        largest_pair = std::max(largest_pair, layout.in_rows[p] * layout.out_rows[q] * elem_size);
+      if (p != q && layout.in_rows[p] > 0 && layout.out_rows[q] > 0)
         largest_out_rows = std::max(largest_out_rows, layout.out_rows[q]);
-      }
-  if (largest_pair == 0) return 0;  // nothing crosses between ranks
   if (step_bytes <= 0) return 1;
   const int64_t steps = (largest_pair + step_bytes - 1) / step_bytes;
   return static_cast<int>(std::clamp<int64_t>(steps, 1, std::min<int64_t>(largest_out_rows, 1 << 20)));

@@ -45,6 +45,9 @@ struct Schedule {
   int64_t bytes_sent = 0, bytes_received = 0;           // per execute, this rank
 };
 
+// The most bytes one rank owes another (0 when nothing crosses between ranks).
+int64_t largest_pair_bytes(const Layout& layout, int64_t elem_size);
+
 // Steps for the whole communicator: enough that no peer pair moves more than `step_bytes` per
 // step (one step when step_bytes is 0), never more than the largest output block has rows.
 int step_count(const Layout& layout, int64_t elem_size, int64_t step_bytes);

@@ -133,6 +133,14 @@ void check_schedules(const Layout& layout, int64_t elem_size, int64_t step_bytes
   }
 }
 
+TEST(DistSchedule, LargestPairIsTheMostOneRankOwesAnother) {
+  using xpose::dist::detail::largest_pair_bytes;
+  EXPECT_EQ(largest_pair_bytes({10, 7, {4, 6}, {3, 4}}, 4), 6 * 3 * 4);   // rank 1 owes rank 0
+  EXPECT_EQ(largest_pair_bytes({10, 7, {4, 6}, {7, 0}}, 2), 6 * 7 * 2);
+  EXPECT_EQ(largest_pair_bytes({64, 64, {64, 0}, {64, 0}}, 8), 0);        // all stays on rank 0
+  EXPECT_EQ(largest_pair_bytes({0, 0, {0, 0}, {0, 0}}, 4), 0);
+}
+
 TEST(DistSchedule, SendsMeetReceivesAndOutputsAreCoveredOnce) {
   check_schedules({10, 7, {4, 6}, {7, 0}}, 4, 0);
   check_schedules({10, 7, {4, 6}, {3, 4}}, 4, 16);

@@ -52,8 +52,8 @@ class TableWriter final : public DistReportWriter {
     out_ << "Timing:    " << info.reps << " timed runs after " << info.warmup << " warm-up runs per variant, "
          << info.timer << "; median reported; every variant verified once before timing\n";
     out_ << "Pipeline:  dist plans with exchange " << info.exchange_setting << ", step_bytes "
-         << (info.step_bytes_default ? std::string("by exchange (the library's default: 1 GiB send/receive, 512 MiB "
-                                                   "copy engine)")
+         << (info.step_bytes_default ? std::string("by exchange (the library's default: 1 GiB send/receive; copy engine: "
+                                                   "1/8 of the largest pair, 256 MiB..2 GiB)")
                                      : std::to_string(info.step_bytes) + " (--step-bytes)")
          << "; NCCL buffers "
          << (info.registered_buffers ? "registered (ncclMemAlloc + ncclCommRegister)" : "plain (cudaMalloc)")
