@@ -74,7 +74,8 @@ constexpr int64_t kCopyEngineMinStepBytes = int64_t{256} << 20;
 constexpr int64_t kCopyEngineMaxStepBytes = int64_t{2} << 30;
 // Receive slots of the copy engine: with three, step s's copy needs only barrier s-2 (the peers
 // placed step s-3, the slot's last user), long done, so the copies run back to back instead of
-// each waiting for the barrier just before it (0.14 ms per step with two slots).
+// each waiting for the barrier just before it and so for the peer's latest placing (two slots
+// measured 1.9-3.0 ms slower for 65536^2 float32 on two H200s, docs/distributed.md).
 constexpr int kCopyEngineReceiveSlots = 3;
 
 }  // namespace
