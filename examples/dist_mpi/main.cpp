@@ -127,6 +127,8 @@ int main(int argc, char** argv) {
   }
   const int64_t my_in_rows = layout.in_rows[world_rank], my_out_rows = layout.out_rows[world_rank];
 
+  // Every rank creates its plan at the same time: with the copy engine (the default within one
+  // node) creation registers NCCL symmetric memory, which is collective.
   xpose::dist::Plan plan;
   check_xpose(xpose::dist::Plan::create(plan, comm, layout, xpose::DType::u32), "xpose::dist::Plan::create");
 
@@ -177,9 +179,10 @@ int main(int argc, char** argv) {
   MPI_Get_processor_name(where, &where_length);
   if (wrong == 0) {
     std::printf("rank %d (%s, GPU %d): rows %lld.. of A -> rows %lld.. of A^T (%lld x %lld u32): PASSED; "
-                "median %.3f ms over %d runs\n",
+                "median %.3f ms over %d runs; %d steps, %s\n",
                 world_rank, where, device, static_cast<long long>(first_in_row), static_cast<long long>(first_out_row),
-                static_cast<long long>(my_out_rows), static_cast<long long>(rows), median_ms, reps);
+                static_cast<long long>(my_out_rows), static_cast<long long>(rows), median_ms, reps, plan.steps(),
+                plan.exchange() == xpose::dist::Exchange::copy_engine ? "copy engine" : "send/receive");
   } else {
     const int64_t jj = first_wrong / rows, i = first_wrong % rows;
     std::printf("rank %d (%s, GPU %d): FAILED: %lld wrong elements; first: A^T[%lld][%lld] is 0x%08x, expected 0x%08x\n",
