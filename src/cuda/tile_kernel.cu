@@ -28,13 +28,29 @@
 namespace xpose::cuda {
 namespace {
 
+// Bytes of the tile's shared-memory access unit (a "word"): 4 for 1- and 2-byte elements (K of
+// them per word); 16 for larger ones (K = 16 / Size: a micro-block is a V x V block, transposed
+// in registers) except where the micro-blocks would not divide among the threads (the compact
+// f32 tile), which keeps words of one element. With words smaller than 16 bytes for 4- and 8-byte
+// elements, the 16-byte groups that the loads write must keep their words together, so the
+// swizzle can only XOR multiples of 16 / word: a warp's column reads meet half the banks, twice
+// the wavefronts (ncu: 2.1 M extra for 8192^2 f32, 16.9 M for 16384^2 f64). 16-byte words take
+// any XOR.
+template <int Size, bool Compact>
+constexpr int tile_word_bytes() {
+  if (Size < 4) return 4;
+  using T = TileTuning<Size, Compact>;
+  const int blocks_16 = (T::kRows / (16 / Size)) * (T::kCols / (16 / Size));  // micro-blocks, 16-byte words
+  return blocks_16 % T::kThreads == 0 ? 16 : Size;
+}
+
 template <int Size, bool Compact>
 struct TileShape {
   static constexpr int kRows = TileTuning<Size, Compact>::kRows;
   static constexpr int kCols = TileTuning<Size, Compact>::kCols;
   static constexpr int kThreads = TileTuning<Size, Compact>::kThreads;
   static constexpr int kMinBlocks = TileTuning<Size, Compact>::kMinBlocks;
-  static constexpr int kWordBytes = Size < 4 ? 4 : Size;          // shared-memory access unit
+  static constexpr int kWordBytes = tile_word_bytes<Size, Compact>();  // shared-memory access unit
   static constexpr int kPerWord = kWordBytes / Size;               // K: elements per word
   static constexpr int kPerVector = 16 / Size;                     // V: elements per 16 bytes
   static constexpr int kWordsPerVector = 16 / kWordBytes;          // L
@@ -55,7 +71,7 @@ union VectorOf {
   T e[16 / sizeof(T)];
 };
 
-template <int Size> using Word = typename Element<(Size < 4 ? 4 : Size)>::type;
+template <int Size, bool Compact> using Word = typename Element<TileShape<Size, Compact>::kWordBytes>::type;
 
 // Physical word column of logical word column `w` in tile row `r`: XOR with a multiple of the
 // words per vector that changes every V rows (one micro-block of step 2).
@@ -74,8 +90,8 @@ __device__ __forceinline__ int tile_offset(int r, int c) {
 }
 
 // Output vector `column` (0..K-1) of a micro-block from its V words (rows) of K elements.
-template <int Size>
-__device__ __forceinline__ uint4 gather_column(const Word<Size>* words, int column) {
+template <int Size, bool Compact>
+__device__ __forceinline__ uint4 gather_column(const Word<Size, Compact>* words, int column) {
   uint4 v;
   if constexpr (Size == 1) {
     // Byte `column` of 16 words: four 4x4 byte transposes.
@@ -93,12 +109,23 @@ __device__ __forceinline__ uint4 gather_column(const Word<Size>* words, int colu
     const unsigned pick = column == 0 ? 0x5410 : 0x7632;
     v = make_uint4(__byte_perm(words[0], words[1], pick), __byte_perm(words[2], words[3], pick),
                    __byte_perm(words[4], words[5], pick), __byte_perm(words[6], words[7], pick));
-  } else {
-    constexpr int kPerVector = 16 / Size;
-    static_assert(sizeof(Word<Size>) * kPerVector == 16, "V words make a vector");
-    VectorOf<Word<Size>> packed;
+  } else if constexpr (sizeof(Word<Size, Compact>) == 16) {
+    // Element `column` of V words of V elements each (`column` is a constant after unrolling).
+    using T = typename Element<Size>::type;
+    VectorOf<T> packed;
 #pragma unroll
-    for (int e = 0; e < kPerVector; ++e) packed.e[e] = words[e];
+    for (int e = 0; e < 16 / Size; ++e) {
+      VectorOf<T> word;
+      word.v = *reinterpret_cast<const uint4*>(&words[e]);
+      packed.e[e] = word.e[column];
+    }
+    v = packed.v;
+  } else {
+    // Words of one element: the V words are the vector.
+    static_assert(sizeof(Word<Size, Compact>) == Size, "words of one element");
+    VectorOf<Word<Size, Compact>> packed;
+#pragma unroll
+    for (int e = 0; e < 16 / Size; ++e) packed.e[e] = words[e];
     v = packed.v;
   }
   return v;
@@ -131,14 +158,14 @@ template <int Size, bool Compact>
 struct MicroBlock {
   using S = TileShape<Size, Compact>;
   int row_block, word_col;
-  Word<Size> words[S::kPerVector];
+  Word<Size, Compact> words[S::kPerVector];
   __device__ __forceinline__ MicroBlock(const uint8_t* tile, int slot)
       : row_block(slot % S::kRowBlocks), word_col(slot / S::kRowBlocks) {
     const int r = row_block * S::kPerVector;
     const int w = swizzle<Size, Compact>(r, word_col);
 #pragma unroll
     for (int e = 0; e < S::kPerVector; ++e)
-      words[e] = reinterpret_cast<const Word<Size>*>(tile)[(r + e) * S::kWordsPerRow + w];
+      words[e] = reinterpret_cast<const Word<Size, Compact>*>(tile)[(r + e) * S::kWordsPerRow + w];
   }
 };
 
@@ -154,7 +181,7 @@ __device__ __forceinline__ void store_vectors(const uint8_t* tile, uint8_t* __re
 #pragma unroll
     for (int column = 0; column < S::kPerWord; ++column) {
       const int c = block.word_col * S::kPerWord + column;
-      *reinterpret_cast<uint4*>(dst + (c * ld_out + r) * Size) = gather_column<Size>(block.words, column);
+      *reinterpret_cast<uint4*>(dst + (c * ld_out + r) * Size) = gather_column<Size, Compact>(block.words, column);
     }
   }
 }
@@ -330,7 +357,7 @@ __device__ __forceinline__ void store_realigned(const uint8_t* tile, uint8_t* __
 #pragma unroll
     for (int column = 0; column < S::kPerWord; ++column) {
       const int c = block.word_col * S::kPerWord + column;
-      const uint4 v = gather_column<Size>(block.words, column);
+      const uint4 v = gather_column<Size, Compact>(block.words, column);
       const uint4 before = shuffle_up<kGroup>(v, 1);
       if (c >= cols_here) continue;
       uint8_t* row = dst + c * ld_bytes;
