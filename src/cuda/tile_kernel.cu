@@ -4,8 +4,9 @@
 //   1. load: the input tile's rows as 16-byte vectors (coalesced, several loads in flight per
 //      thread), stored to shared memory as whole 16-byte groups;
 //   2. transpose: each thread reads a micro-block of V = 16 / Size rows by K = word / Size columns
-//      as shared-memory words, transposes the K x K sub-blocks of small elements in registers
-//      (byte permutes), and
+//      as shared-memory words (4 bytes for 1- and 2-byte elements, else mostly 16: see
+//      tile_word_bytes), transposes it in registers (byte permutes for small elements, element
+//      moves for the others), and
 //   3. store: writes K output vectors of 16 bytes, V consecutive elements of an output row.
 // Shared memory is swizzled (word column XOR a function of the row block) instead of padded, so
 // 16-byte groups stay aligned and the column reads of step 2 spread over the banks.
