@@ -140,8 +140,11 @@ Status create_group(Plan* plans, const ncclComm_t* comms, int count, const Layou
                     const Options& options = {});
 inline Status create_group(std::vector<Plan>& plans, const std::vector<ncclComm_t>& comms, const Layout& layout,
                            DType type, const Options& options = {}) {
-  plans.resize(comms.size());
-  return create_group(plans.data(), comms.data(), static_cast<int>(comms.size()), layout, type, options);
+  std::vector<Plan> created(comms.size());
+  const Status status =
+      create_group(created.data(), comms.data(), static_cast<int>(comms.size()), layout, type, options);
+  if (status == Status::ok) plans = std::move(created);  // else `plans` is left as it was
+  return status;
 }
 
 // One rank's part of a grouped execute.

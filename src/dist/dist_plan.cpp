@@ -109,6 +109,9 @@ struct Plan::Impl {
   cudaEvent_t placed[kCopyEngineReceiveSlots] = {nullptr, nullptr, nullptr};  // receive slot k free again
   // Steps issued by earlier executes: slot numbers count steps across executes.
   mutable int64_t steps_issued = 0;
+  // An execute failed after it had issued part of its pipeline: this rank's slots and events no
+  // longer match its peers', so the plan refuses further executes.
+  mutable bool broken = false;
 
   // Copy engine: the receive slots are NCCL symmetric memory, one window of the same size on
   // every rank (each slot of the largest rank's size); the send slots and the barrier's byte are
@@ -213,6 +216,7 @@ struct Plan::Impl {
       if (copy_engine) {
         XPOSE_CUDA(cudaMalloc(&send_workspace, static_cast<size_t>(2 * schedule.send_slot_bytes)));
         XPOSE_CUDA(cudaMalloc(reinterpret_cast<void**>(&barrier_byte), 1));
+        XPOSE_CUDA(cudaMemset(barrier_byte, 0, 1));  // its value never matters; initialised all the same
         workspace_bytes += 2 * schedule.send_slot_bytes;
         send_slot[0] = static_cast<unsigned char*>(send_workspace);
       } else {
@@ -404,6 +408,21 @@ Status create_group(Plan* plans, const ncclComm_t* comms, int count, const Layou
     const ncclResult_t ended = ncclGroupEnd();
     XPOSE_DIST_TRY(check_nccl(registered, "ncclCommWindowRegister"));
     XPOSE_DIST_TRY(check_nccl(ended, "ncclGroupEnd (ncclCommWindowRegister)"));
+    // NCCL registers no window, and still succeeds, where it does not support symmetric memory
+    // (GPUs without direct peer access, NCCL_CUMEM_ENABLE=0, NCCL_WIN_ENABLE=0). It decides so the
+    // same way on every rank, so every rank falls back (automatic) or fails (copy_engine) alike.
+    for (Plan::Impl* impl : windowed)
+      if (impl->window == nullptr) {
+        if (options.exchange == Exchange::copy_engine)
+          return fail(Status::unsupported,
+                      message("options.exchange is copy_engine, but NCCL registered no symmetric memory window on GPU ",
+                              impl->device, " (it needs direct peer access between every pair of GPUs, and "
+                              "NCCL_CUMEM_ENABLE and NCCL_WIN_ENABLE not set to 0)"));
+        impls.clear();  // frees this attempt's workspaces before the send/receive plans take theirs
+        Options fallback = options;
+        fallback.exchange = Exchange::send_receive;
+        return create_group(plans, comms, count, layout, type, fallback);
+      }
     for (Plan::Impl* impl : windowed) XPOSE_DIST_TRY(impl->map_peers());
   }
   for (int m = 0; m < count; ++m) plans[m].impl_ = std::move(impls[m]);
@@ -441,6 +460,10 @@ Status execute_group(const Execution* executions, int count) {
   for (int m = 0; m < count; ++m) {
     if (executions[m].plan == nullptr || !executions[m].plan->valid())
       return fail(Status::invalid_argument, message("executions[", m, "].plan is not a created plan"));
+    if (executions[m].plan->impl_->broken)
+      return fail(Status::invalid_argument,
+                  message("executions[", m, "].plan: an earlier execute of it failed after issuing part of its "
+                          "pipeline, so its slots no longer match its peers': destroy it and create a new one"));
     XPOSE_DIST_TRY(check_execution(executions[m], *executions[m].plan->impl_));
     const int member_steps = executions[m].plan->steps();
     if (steps >= 0 && member_steps != steps)
@@ -469,14 +492,23 @@ Status execute_group(const Execution* executions, int count) {
   XPOSE_CUDA(cudaGetDevice(&caller_device));
   const DeviceScope restore_on_return(caller_device);  // the loops below switch devices
 
-  // Fork: the internal streams start after the work already on the caller's stream. The block
-  // that stays on the rank is transposed on the caller's stream while the pipeline runs.
+  // From here on a failure leaves part of a pipeline issued: the plans stay marked broken unless
+  // the whole execute is issued.
+  for (const Member& x : members) x.impl->broken = true;
+  const bool copy_engine = count > 0 && members[0].impl->exchange == Exchange::copy_engine;
+
+  // Fork: the internal streams that the steps use start after the work already on the caller's
+  // stream (only those, so that each is joined back below, as a stream capturing a graph must
+  // be). The block that stays on the rank is transposed on the caller's stream meanwhile.
   for (const Member& x : members) {
     const Plan::Impl& p = *x.impl;
     XPOSE_CUDA(cudaSetDevice(p.device));
-    XPOSE_CUDA(cudaEventRecord(p.fork, x.stream));
-    for (cudaStream_t s : {p.pack_stream, p.exchange_stream, p.place_stream, p.copy_stream})
-      XPOSE_CUDA(cudaStreamWaitEvent(s, p.fork, 0));
+    if (steps > 0) {
+      XPOSE_CUDA(cudaEventRecord(p.fork, x.stream));
+      for (cudaStream_t s : {p.pack_stream, p.exchange_stream, p.place_stream})
+        XPOSE_CUDA(cudaStreamWaitEvent(s, p.fork, 0));
+      if (copy_engine) XPOSE_CUDA(cudaStreamWaitEvent(p.copy_stream, p.fork, 0));
+    }
     const detail::Schedule& d = p.schedule;
     if (d.self_rows > 0 && d.self_cols > 0)
       XPOSE_DIST_TRY(p.self_plan.execute(x.in + d.self_in_col * p.elem_size,
@@ -608,7 +640,6 @@ Status execute_group(const Execution* executions, int count) {
     return Status::ok;
   };
 
-  const bool copy_engine = count > 0 && members[0].impl->exchange == Exchange::copy_engine;
   if (steps > 0) XPOSE_DIST_TRY(pack(0));
   for (int s = 0; s < steps; ++s) {
     if (s + 1 < steps) XPOSE_DIST_TRY(pack(s + 1));
@@ -622,14 +653,17 @@ Status execute_group(const Execution* executions, int count) {
   }
 
   // Join: the caller's stream continues after the last placement, which follows every exchange
-  // and so every pack of this execute.
+  // (and copy and barrier) and so every pack of this execute: every forked stream joins through it.
   if (steps > 0)
     for (const Member& x : members) {
       const Plan::Impl& p = *x.impl;
       XPOSE_CUDA(cudaSetDevice(p.device));
       XPOSE_CUDA(cudaStreamWaitEvent(x.stream, p.placed[receive_slot_of(p, steps - 1)], 0));
-      p.steps_issued += steps;
     }
+  for (const Member& x : members) {
+    x.impl->steps_issued += steps;
+    x.impl->broken = false;
+  }
   xpose::detail::clear_error();
   return Status::ok;
 }
