@@ -1,5 +1,5 @@
-// The distributed transpose, a pipeline of steps on internal streams with two slots of each
-// buffer: pack (local transpose into a send slot), exchange, and place (2D copy from a receive
+// The distributed transpose, a pipeline of steps on internal streams with two send slots and two
+// receive slots (three for the copy engine): pack (local transpose into a send slot), exchange, and place (2D copy from a receive
 // slot into the output block), so that step s+1's packing and step s-1's placing run while step
 // s is on the wire. The exchange is either grouped NCCL send/receive, or a copy-engine copy into
 // the peer's receive slot (NCCL symmetric memory) followed by a one-byte all-reduce that orders
@@ -117,6 +117,7 @@ struct Plan::Impl {
   // every rank (each slot of the largest rank's size); the send slots and the barrier's byte are
   // plain device memory.
   ncclWindow_t window = nullptr;
+  int64_t window_bytes = 0;                    // the receive slots, all of `workspace`
   std::vector<unsigned char*> peer_workspace;  // every rank's window, as this GPU addresses it
   void* send_workspace = nullptr;
   unsigned char* barrier_byte = nullptr;
@@ -155,8 +156,8 @@ struct Plan::Impl {
             placed[0], placed[1], placed[2]};
   }
 
-  Status allocate_workspace(bool register_with_nccl) {
-    const auto bytes = static_cast<size_t>(workspace_bytes);
+  Status allocate_workspace(int64_t size, bool register_with_nccl) {
+    const auto bytes = static_cast<size_t>(size);
     const char* allocator = register_with_nccl ? "ncclMemAlloc" : "cudaMalloc";
     std::string why;
     if (register_with_nccl) {
@@ -177,7 +178,7 @@ struct Plan::Impl {
       size_t free_bytes = 0, total_bytes = 0;
       cudaMemGetInfo(&free_bytes, &total_bytes);
       return fail(Status::out_of_memory,
-                  message("the distributed transpose's workspace (", workspace_bytes, " bytes, ", allocator,
+                  message("the distributed transpose's workspace (", size, " bytes, ", allocator,
                           ") does not fit on GPU ", device, " (", free_bytes, " bytes free): ", why));
     }
     workspace_from_nccl = register_with_nccl;
@@ -203,21 +204,22 @@ struct Plan::Impl {
 
     const bool copy_engine = exchange == Exchange::copy_engine;
     receive_slots = copy_engine ? kCopyEngineReceiveSlots : 2;
+    int64_t workspace_size = 0;  // the one buffer `workspace`
     if (copy_engine) {
       receive_slot_stride = (schedule.largest_receive_slot_bytes + 4095) / 4096 * 4096;
-      workspace_bytes = receive_slots * receive_slot_stride;
+      workspace_size = window_bytes = receive_slots * receive_slot_stride;
+      workspace_bytes = window_bytes + 2 * schedule.send_slot_bytes;  // the send slots are apart
     } else {
       receive_slot_stride = schedule.receive_slot_bytes;
-      workspace_bytes = 2 * (schedule.send_slot_bytes + schedule.receive_slot_bytes);
+      workspace_size = workspace_bytes = 2 * (schedule.send_slot_bytes + schedule.receive_slot_bytes);
     }
-    if (workspace_bytes > 0) {
-      XPOSE_DIST_TRY(allocate_workspace(copy_engine || dist_options.register_workspace));
+    if (workspace_size > 0) {
+      XPOSE_DIST_TRY(allocate_workspace(workspace_size, copy_engine || dist_options.register_workspace));
       unsigned char* base = static_cast<unsigned char*>(workspace);
       if (copy_engine) {
         XPOSE_CUDA(cudaMalloc(&send_workspace, static_cast<size_t>(2 * schedule.send_slot_bytes)));
         XPOSE_CUDA(cudaMalloc(reinterpret_cast<void**>(&barrier_byte), 1));
         XPOSE_CUDA(cudaMemset(barrier_byte, 0, 1));  // its value never matters; initialised all the same
-        workspace_bytes += 2 * schedule.send_slot_bytes;
         send_slot[0] = static_cast<unsigned char*>(send_workspace);
       } else {
         send_slot[0] = base;
@@ -401,9 +403,8 @@ Status create_group(Plan* plans, const ncclComm_t* comms, int count, const Layou
     for (Plan::Impl* impl : windowed) {
       if (registered != ncclSuccess) break;
       DeviceScope scope(impl->device);
-      const auto window_bytes = static_cast<size_t>(impl->receive_slots * impl->receive_slot_stride);
-      registered =
-          ncclCommWindowRegister(impl->comm, impl->workspace, window_bytes, &impl->window, NCCL_WIN_COLL_SYMMETRIC);
+      registered = ncclCommWindowRegister(impl->comm, impl->workspace, static_cast<size_t>(impl->window_bytes),
+                                          &impl->window, NCCL_WIN_COLL_SYMMETRIC);
     }
     const ncclResult_t ended = ncclGroupEnd();
     XPOSE_DIST_TRY(check_nccl(registered, "ncclCommWindowRegister"));
