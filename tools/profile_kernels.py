@@ -25,7 +25,7 @@ KERNEL_FUNCTIONS = {
     "tiled_padded": r"regex:tiled_kernel<[^>]*\(int\)1>",
     "tiled_padded_rows": "regex:tiled_padded_rows_kernel",
     "tiled_diagonal": "regex:tiled_diagonal_kernel",
-    "tile": "regex:tile_transpose_kernel",
+    "tile": "regex:tile_transpose_kernel|element_tile_kernel",
     "interleave": "regex:interleave_kernel",
     "deinterleave": "regex:deinterleave_kernel",
     "cublas_geam": "regex:geam|transpose_readWrite",  # cuBLAS 13 names its kernel transpose_readWrite_*

@@ -4,6 +4,7 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <string>
 
 #include "core/error.hpp"
@@ -27,6 +28,20 @@ inline Status check(Error e, const char* what) {
 // After a kernel launch: reports a bad configuration or an earlier asynchronous fault.
 inline Status check_launch(const char* kernel) {
   return check(cudaGetLastError(), kernel);
+}
+
+// Multiprocessors of the current device, read once per device (132 if the runtime cannot say).
+inline int multiprocessor_count() {
+  constexpr int kMaxDevices = 64;
+  static std::atomic<int> counts[kMaxDevices];
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || device >= kMaxDevices) return 132;
+  int count = counts[device].load(std::memory_order_relaxed);
+  if (count == 0) {
+    if (cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) count = 132;
+    counts[device].store(count, std::memory_order_relaxed);
+  }
+  return count;
 }
 
 }  // namespace xpose::gpu

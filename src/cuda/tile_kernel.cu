@@ -15,14 +15,15 @@
 // general form of the steps (load_realigned / store_realigned below): global accesses stay
 // aligned 16-byte vectors and each row's misalignment is undone in registers, between
 // neighbouring lanes (shuffles and funnel shifts). Unaligned views use an instantiation of their
-// own (General), with its own register cap.
+// own (General), with its own register cap; unaligned views of 8-byte elements take the element
+// form instead (element_tile_kernel.cu), which measured faster for them.
 //
 // Blocks walk tiles with the input row-tile index fastest: neighbouring tiles of an output row
 // run at the same time, so the 32-byte sectors they share are completed in L2 before eviction.
-#include <atomic>
 #include <cstdint>
 
 #include "cuda/device_types.cuh"
+#include "cuda/element_tile_kernel.hpp"
 #include "cuda/tile_kernel.hpp"
 #include "cuda/tuning.hpp"
 
@@ -246,19 +247,23 @@ __device__ __forceinline__ uint4 load_chunk(const uint8_t* address, uintptr_t be
   return chunk.v;
 }
 
-// `Bytes` bytes (1, 2, 4 or 8) of v from byte `at` (a multiple of Bytes), to address + at.
+// `Bytes` bytes (1, 2, 4 or 8) of v from byte `at` (a multiple of Bytes), to address + at. The
+// bytes are picked out of their word by selects, not by a funnel shift of the whole vector.
 template <int Bytes>
 __device__ __forceinline__ void store_piece(uint8_t* address, uint4 v, int at) {
-  const uint4 piece = funnel_bytes(v, v, at);
   if constexpr (Bytes == 8) {
-    *reinterpret_cast<unsigned long long*>(address + at) =
-        static_cast<unsigned long long>(piece.y) << 32 | piece.x;
-  } else if constexpr (Bytes == 4) {
-    *reinterpret_cast<uint32_t*>(address + at) = piece.x;
-  } else if constexpr (Bytes == 2) {
-    *reinterpret_cast<uint16_t*>(address + at) = static_cast<uint16_t>(piece.x);
+    const uint32_t low = at & 8 ? v.z : v.x, high = at & 8 ? v.w : v.y;
+    *reinterpret_cast<unsigned long long*>(address + at) = static_cast<unsigned long long>(high) << 32 | low;
   } else {
-    address[at] = static_cast<uint8_t>(piece.x);
+    const uint32_t in_low_half = at & 4 ? v.y : v.x, in_high_half = at & 4 ? v.w : v.z;
+    const uint32_t word = at & 8 ? in_high_half : in_low_half;
+    if constexpr (Bytes == 4) {
+      *reinterpret_cast<uint32_t*>(address + at) = word;
+    } else if constexpr (Bytes == 2) {
+      *reinterpret_cast<uint16_t*>(address + at) = static_cast<uint16_t>(word >> ((at & 2) * 8));
+    } else {
+      address[at] = static_cast<uint8_t>(word >> ((at & 3) * 8));
+    }
   }
 }
 
@@ -420,20 +425,6 @@ bool vectors_aligned(const void* base, int64_t ld, int64_t stride, int size) {
          (stride * size) % 16 == 0;
 }
 
-// Multiprocessors of the current device, read once per device.
-int multiprocessors() {
-  constexpr int kMaxDevices = 64;
-  static std::atomic<int> counts[kMaxDevices];
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess || device >= kMaxDevices) return 132;
-  int count = counts[device].load(std::memory_order_relaxed);
-  if (count == 0) {
-    if (cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) count = 132;
-    counts[device].store(count, std::memory_order_relaxed);
-  }
-  return count;
-}
-
 template <int Size, bool Compact, bool General>
 Status launch_shape(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
   using S = TileShape<Size, Compact>;
@@ -453,11 +444,13 @@ Status launch(const void* in, void* out, const detail::Transpose2D& p, gpu::Stre
   const int64_t large_tiles = ceil_div(p.rows, Large::kRows) * ceil_div(p.cols, Large::kCols) * p.batch;
   const bool aligned = vectors_aligned(in, p.ld_in, p.batch > 1 ? p.stride_in : 0, Size) &&
                        vectors_aligned(out, p.ld_out, p.batch > 1 ? p.stride_out : 0, Size);
-  const bool compact = large_tiles < int64_t(kLargeTilesPerSmForLarge) * multiprocessors();
-  if (compact) return aligned ? launch_shape<Size, true, false>(in, out, p, stream)
-                              : launch_shape<Size, true, true>(in, out, p, stream);
-  return aligned ? launch_shape<Size, false, false>(in, out, p, stream)
-                 : launch_shape<Size, false, true>(in, out, p, stream);
+  const bool compact = large_tiles < int64_t(kLargeTilesPerSmForLarge) * gpu::multiprocessor_count();
+  if constexpr (Size == 8) {  // unaligned 8-byte views: one element per access (element_tile_kernel.cu)
+    if (!aligned) return launch_element_tile_transpose(in, out, p, stream);
+  } else if (!aligned) {
+    return compact ? launch_shape<Size, true, true>(in, out, p, stream) : launch_shape<Size, false, true>(in, out, p, stream);
+  }
+  return compact ? launch_shape<Size, true, false>(in, out, p, stream) : launch_shape<Size, false, false>(in, out, p, stream);
 }
 
 }  // namespace

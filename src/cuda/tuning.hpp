@@ -7,11 +7,12 @@
 // many tiles), the compact one a quarter of that, for problems too small to give every SM several
 // large tiles. kMinBlocks caps registers so that that many blocks fit on an SM (1: no cap);
 // kGeneralMinBlocks does the same for the instantiation that serves views that are not 16-byte
-// aligned (odd leading dimensions), whose realigning loads hold twice the registers per load.
+// aligned (odd leading dimensions), whose realigning loads hold twice the registers per load
+// (for 1-, 2- and 4-byte elements: unaligned 8-byte views take the element form, below, and
+// 16-byte elements are always aligned).
 // Measured on an H100, 2026-11-22 (one more block than these values, in the same runs):
 // f32 8191 x 8193 4 blocks +6-8% over 3 (5 spills); f16 8191 x 8193 3 blocks: +19% over 4 in one
-// run, -4% in the other, so kept; u8 4 blocks +20-41% over 5; f64 8193 x 8191 2 blocks (3 spill 120
-// bytes; the two runs disagreed). bench/results/2026-11-22-nvidia-h100-realign-experiments.txt.
+// run, -4% in the other, so kept; u8 4 blocks +20-41% over 5. bench/results/2026-11-22-nvidia-h100-realign-experiments.txt.
 //
 // Measured on an NVIDIA H200 (132 SMs, cudaMemcpy D2D 4.2 TB/s), 2026-11-22; docs/kernels.md has
 // the runs behind each entry (bench/results/2026-11-22-nvidia-h200-*.json).
@@ -40,6 +41,14 @@ template <> struct TileTuning<2, true> { static constexpr int kRows = 32, kCols 
 template <> struct TileTuning<4, true> { static constexpr int kRows = 32, kCols = 32, kThreads = 128, kMinBlocks = 1, kGeneralMinBlocks = 1; };
 template <> struct TileTuning<8, true> { static constexpr int kRows = 32, kCols = 32, kThreads = 128, kMinBlocks = 1, kGeneralMinBlocks = 1; };
 template <> struct TileTuning<16, true> { static constexpr int kRows = 16, kCols = 16, kThreads = 64, kMinBlocks = 1, kGeneralMinBlocks = 1; };
+
+// The element form for unaligned 8-byte views (element_tile_kernel.cu): one element per access.
+// 8193 x 8191 f64 on an H100, 2026-11-22: 93.1% of memcpy with 2 blocks per SM (90 registers),
+// 93.1-93.2% with 3 (75 registers). The same form for 4-byte elements: 80.6% at 4 blocks, 75% at
+// 6, against 88% for the tile kernel's general form (docs/kernels.md v10).
+template <bool Compact> struct ElementTileTuning;
+template <> struct ElementTileTuning<false> { static constexpr int kRows = 64, kCols = 64, kThreads = 256, kMinBlocks = 2; };
+template <> struct ElementTileTuning<true> { static constexpr int kRows = 32, kCols = 32, kThreads = 128, kMinBlocks = 1; };
 
 // The compact shape is used when the large one gives fewer tiles than this many per SM.
 constexpr int kLargeTilesPerSmForLarge = 4;

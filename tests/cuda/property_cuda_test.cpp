@@ -45,8 +45,8 @@ uint64_t cases_for(const std::string& kernel) {
 // stream every case runs on.
 class DeviceArena {
  public:
-  DeviceArena() {
-    EXPECT_TRUE(xpose_test::cuda_ok(cudaMalloc(&base_, 2 * kRegionBytes), "cudaMalloc"));
+  explicit DeviceArena(std::size_t region_bytes = kRegionBytes) : region_bytes_(region_bytes) {
+    EXPECT_TRUE(xpose_test::cuda_ok(cudaMalloc(&base_, 2 * region_bytes_), "cudaMalloc"));
     EXPECT_TRUE(xpose_test::cuda_ok(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking),
                                     "cudaStreamCreateWithFlags"));
   }
@@ -60,13 +60,13 @@ class DeviceArena {
   bool valid() const { return base_ != nullptr && stream_ != nullptr; }
   cudaStream_t stream() const { return stream_; }
   unsigned char* input() const { return static_cast<unsigned char*>(base_); }
-  unsigned char* output() const { return static_cast<unsigned char*>(base_) + kRegionBytes; }
+  unsigned char* output() const { return static_cast<unsigned char*>(base_) + region_bytes_; }
 
   // Copies whole host allocations (guards included) to the regions' starts, which are 256-byte
   // aligned, so each view keeps its misalignment.
   ::testing::AssertionResult upload(const unsigned char* in, std::size_t in_bytes, const unsigned char* out,
                                     std::size_t out_bytes) const {
-    if (in_bytes > kRegionBytes || out_bytes > kRegionBytes)
+    if (in_bytes > region_bytes_ || out_bytes > region_bytes_)
       return ::testing::AssertionFailure() << "a case of " << in_bytes << " + " << out_bytes
                                            << " bytes does not fit the arena's regions";
     if (auto r = xpose_test::cuda_ok(cudaMemcpyAsync(input(), in, in_bytes, cudaMemcpyHostToDevice, stream_),
@@ -94,6 +94,7 @@ class DeviceArena {
   }
 
  private:
+  std::size_t region_bytes_;
   void* base_ = nullptr;
   cudaStream_t stream_ = nullptr;
 };
@@ -188,6 +189,45 @@ TEST(PropertyCudaTile, EveryMisalignmentOfBothViewsMatchesReference) {
           }
   }
   std::printf("[ CASES    ] tile misalignments: %d problems ran\n", ran);
+}
+
+// Views with odd leading dimensions large enough for the tile kernel's large tiles, whose blocks
+// take walks of several consecutive row tiles and hand each output row's last vector from one
+// tile to the next: row-tile counts that leave a short last walk ending in an edge tile, and a
+// few misalignments of both views (every element size).
+TEST(PropertyCudaTile, LargeUnalignedViewsMatchReference) {
+  XPOSE_SKIP_WITHOUT_CUDA_DEVICE();
+  const DeviceArena arena(std::size_t{32} << 20);
+  ASSERT_TRUE(arena.valid());
+  struct Case {
+    xpose::DType type;
+    int64_t tile_rows, tile_cols;  // the large tile's shape (tuning.hpp)
+  };
+  int ran = 0;
+  for (const Case c : {Case{xpose::DType::u8, 128, 128}, Case{xpose::DType::u16, 64, 128}, Case{xpose::DType::f32, 64, 64},
+                       Case{xpose::DType::f64, 64, 64}, Case{xpose::DType::c128, 32, 32}})
+    for (const int64_t row_tiles : {27, 30}) {
+      // More than 4 large tiles per SM on any GPU up to 160 SMs (27 x 25 = 675), so `tile` takes the large shape.
+      xpose::Matrix m{row_tiles * c.tile_rows - 5, 25 * c.tile_cols - 3};
+      m.ld_in = m.cols + 1;
+      m.ld_out = m.rows + 3;
+      const std::size_t size = xpose::size_of(c.type);
+      for (const std::size_t in_offset : {std::size_t{0}, size, 16 - size})
+        for (const std::size_t out_offset : {std::size_t{0}, 16 - size}) {
+          SCOPED_TRACE(xpose_test::describe(m, c.type) + ", misalign in " + std::to_string(in_offset) + ", out " +
+                       std::to_string(out_offset));
+          xpose::Plan plan;
+          ASSERT_EQ(xpose::Plan::create(plan, m, c.type, Device::cuda, {"tile", 0}), Status::ok)
+              << xpose::last_error_message();
+          const auto problem = xpose_test::problem_for(m, c.type);
+          const auto input = xpose_test::make_input(problem, in_offset, /*salt=*/ran);
+          auto output = xpose_test::make_output(problem, out_offset);
+          ASSERT_TRUE(arena.execute(plan, input, output));
+          ASSERT_TRUE(xpose_test::transposed_correctly(input, output, problem));
+          ++ran;
+        }
+    }
+  std::printf("[ CASES    ] large unaligned tile views: %d problems ran\n", ran);
 }
 
 INSTANTIATE_TEST_SUITE_P(PropertyCuda, RandomTransposesCuda,

@@ -1,0 +1,93 @@
+// The tile transpose's form for 8-byte elements in views whose rows are not 16-byte aligned (odd
+// leading dimensions, or a base 8 bytes off): every global access is one element wide. A warp
+// still moves 256 contiguous bytes per instruction, coalesced at any alignment, and nothing needs
+// realigning. The tile kernel's general form (16-byte vectors realigned with shuffles and funnel
+// shifts) issues several times the instructions of its aligned form (ncu: 3.8x on 8191 x 8193
+// f32), which for these views costs more than the element form's twice as many memory
+// instructions: 8193 x 8191 f64 87% of memcpy with the general form, 93% with this one (H100,
+// docs/kernels.md v10). For 4-byte elements the element form measured slower (80% against 88%),
+// so they stay with the general form.
+//
+// A block moves one tile per iteration: every load in flight, stored to a shared-memory tile
+// padded by one element per row (row writes and column reads both meet every bank pair), then
+// each warp writes 32 consecutive elements of an output row.
+#include "cuda/element_tile_kernel.hpp"
+
+#include "cuda/device_types.cuh"
+#include "cuda/tuning.hpp"
+
+namespace xpose::cuda {
+namespace {
+
+template <bool Compact>
+struct ElementTileShape {
+  using Tuning = ElementTileTuning<Compact>;
+  static constexpr int kRows = Tuning::kRows, kCols = Tuning::kCols, kThreads = Tuning::kThreads;
+  static constexpr int kPitch = kCols + 1;                     // elements per tile row in shared memory
+  static constexpr int kPerThread = kRows * kCols / kThreads;  // loads (and stores) per thread
+  static constexpr int kRowStep = kThreads / kCols;            // tile rows between a thread's loads
+  static constexpr int kColStep = kThreads / kRows;            // tile columns between its stores
+  static_assert(kCols % 32 == 0 && kRows % 32 == 0, "a warp's accesses stay in one row");
+  static_assert(kRowStep * kCols == kThreads && kColStep * kRows == kThreads, "threads cover whole rows");
+};
+
+template <bool Compact, int MinBlocks>
+__global__ void __launch_bounds__(ElementTileShape<Compact>::kThreads, MinBlocks)
+    element_tile_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, MatrixView m) {
+  using S = ElementTileShape<Compact>;
+  using T = Element<8>::type;
+  __shared__ T tile[S::kRows * S::kPitch];
+
+  const int load_row = threadIdx.x / S::kCols, load_col = threadIdx.x % S::kCols;
+  const int store_col = threadIdx.x / S::kRows, store_row = threadIdx.x % S::kRows;
+  const int64_t row_tiles = ceil_div(m.rows, S::kRows), col_tiles = ceil_div(m.cols, S::kCols);
+  for (int64_t b = blockIdx.z; b < m.batch; b += gridDim.z)
+    for (int64_t ct = blockIdx.y; ct < col_tiles; ct += gridDim.y)
+      for (int64_t rt = blockIdx.x; rt < row_tiles; rt += gridDim.x) {
+        const int64_t r0 = rt * S::kRows, c0 = ct * S::kCols;
+        const int rows_here = static_cast<int>(m.rows - r0 < S::kRows ? m.rows - r0 : S::kRows);
+        const int cols_here = static_cast<int>(m.cols - c0 < S::kCols ? m.cols - c0 : S::kCols);
+        const bool full = rows_here == S::kRows && cols_here == S::kCols;
+        const T* src = reinterpret_cast<const T*>(in) + b * m.stride_in + (r0 + load_row) * m.ld_in + c0 + load_col;
+        T* dst = reinterpret_cast<T*>(out) + b * m.stride_out + (c0 + store_col) * m.ld_out + r0 + store_row;
+        // Every load in flight before the first shared-memory store.
+        T loaded[S::kPerThread];
+#pragma unroll
+        for (int k = 0; k < S::kPerThread; ++k) {
+          const int r = load_row + k * S::kRowStep;
+          loaded[k] = 0;
+          if (full || (r < rows_here && load_col < cols_here)) loaded[k] = __ldg(src + k * S::kRowStep * m.ld_in);
+        }
+#pragma unroll
+        for (int k = 0; k < S::kPerThread; ++k) tile[(load_row + k * S::kRowStep) * S::kPitch + load_col] = loaded[k];
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < S::kPerThread; ++k) {
+          const int c = store_col + k * S::kColStep;
+          if (full || (c < cols_here && store_row < rows_here))
+            dst[k * S::kColStep * m.ld_out] = tile[store_row * S::kPitch + c];
+        }
+        __syncthreads();  // the next tile reuses shared memory
+      }
+}
+
+template <bool Compact>
+Status launch_shape(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
+  using S = ElementTileShape<Compact>;
+  const dim3 grid = clamped_grid(ceil_div(p.rows, S::kRows), ceil_div(p.cols, S::kCols), p.batch);
+  element_tile_kernel<Compact, ElementTileTuning<Compact>::kMinBlocks><<<grid, S::kThreads, 0, stream>>>(
+      static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), view_of(p));
+  return gpu::check_launch("tile_transpose (element form)");
+}
+
+}  // namespace
+
+Status launch_element_tile_transpose(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
+  if (p.elem_size != 8) return detail::fail(Status::internal_error, "the element form takes 8-byte elements");
+  using Large = ElementTileShape<false>;
+  const int64_t large_tiles = ceil_div(p.rows, Large::kRows) * ceil_div(p.cols, Large::kCols) * p.batch;
+  const bool compact = large_tiles < int64_t(kLargeTilesPerSmForLarge) * gpu::multiprocessor_count();
+  return compact ? launch_shape<true>(in, out, p, stream) : launch_shape<false>(in, out, p, stream);
+}
+
+}  // namespace xpose::cuda

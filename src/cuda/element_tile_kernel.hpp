@@ -1,0 +1,14 @@
+// The tile transpose's form for 8-byte elements in views whose rows are not 16-byte aligned:
+// one element per access through a padded shared-memory tile (see the .cu for why).
+#pragma once
+
+#include "core/problem.hpp"
+#include "cuda/gpu_runtime.hpp"
+
+namespace xpose::cuda {
+
+// Needs 8-byte elements (problem.elem_size == 8); any shape, leading dimension, stride and batch.
+Status launch_element_tile_transpose(const void* in, void* out, const detail::Transpose2D& problem,
+                                     gpu::Stream stream);
+
+}  // namespace xpose::cuda
