@@ -10,9 +10,19 @@
 // aligned (odd leading dimensions), whose realigning loads hold twice the registers per load
 // (for 1-, 2- and 4-byte elements: unaligned 8-byte views take the element form, below, and
 // 16-byte elements are always aligned).
-// Measured on an H100, 2026-11-22 (one more block than these values, in the same runs):
-// f32 8191 x 8193 4 blocks +6-8% over 3 (5 spills); f16 8191 x 8193 3 blocks: +19% over 4 in one
-// run, -4% in the other, so kept; u8 4 blocks +20-41% over 5. bench/results/2026-11-22-nvidia-h100-realign-experiments.txt.
+// kGeneralUnmasked: whether full tiles inside the view take the general form's unmasked variant
+// (load_realigned_full / store_realigned_full: 40% fewer instructions). Fewer instructions did not
+// mean faster by themselves: at the old register caps the unmasked variant was 7-10 points slower
+// (ncu: the same DRAM bytes, but loads waited twice as long), and it needs fewer blocks per SM to
+// win. Measured on an H100, 2026-11-22 (8191 x 8193, % of memcpy; docs/kernels.md v11):
+//   f32: masked at 4 blocks 88.7-89.4; unmasked at 4 blocks 81-82, at 3 89.7-90.2, at 2 81.4;
+//   u8: masked at 4 blocks 64-66; unmasked at 4 62-63, at 3 69-70, at 2 75.2-75.8;
+//   f16: masked at 3 blocks 77.2-77.7; unmasked at 3 66-67, with the grid capped at 2 and 1
+//   blocks per SM 53 and 42: f16 keeps the masked form.
+// The masked form's caps (one more block than these values, in the same runs, H100): f32 8191 x
+// 8193 4 blocks +6-8% over 3 (5 spills); f16 8191 x 8193 3 blocks: +19% over 4 in one run, -4% in
+// the other, so kept; u8 4 blocks +20-41% over 5. bench/results/2026-11-22-nvidia-h100-realign-experiments.txt.
+// The compact shapes follow their large shape's choice (not measured on their own).
 //
 // Measured on an NVIDIA H200 (132 SMs, cudaMemcpy D2D 4.2 TB/s), 2026-11-22; docs/kernels.md has
 // the runs behind each entry (bench/results/2026-11-22-nvidia-h200-*.json).
@@ -26,21 +36,21 @@ template <int Size, bool Compact> struct TileTuning;
 // (what the compiler picks with no cap for these shapes) loses 10-15 points.
 // u8 16384^2: 93% of memcpy with 4 blocks per SM, 90% with 3. Unaligned u8 (8191 x 8193): 32% at
 // 4 blocks, 29% at 5.
-template <> struct TileTuning<1, false> { static constexpr int kRows = 128, kCols = 128, kThreads = 256, kMinBlocks = 4, kGeneralMinBlocks = 4; };
+template <> struct TileTuning<1, false> { static constexpr int kRows = 128, kCols = 128, kThreads = 256, kMinBlocks = 4, kGeneralMinBlocks = 2; static constexpr bool kGeneralUnmasked = true; };
 // f16 16384^2: 93-97% with 3 blocks per SM, 89% with 4, 80% with 2.
-template <> struct TileTuning<2, false> { static constexpr int kRows = 64, kCols = 128, kThreads = 256, kMinBlocks = 3, kGeneralMinBlocks = 3; };
+template <> struct TileTuning<2, false> { static constexpr int kRows = 64, kCols = 128, kThreads = 256, kMinBlocks = 3, kGeneralMinBlocks = 3; static constexpr bool kGeneralUnmasked = false; };
 // f32 8192^2: 93-97% with 3 blocks per SM, 88% with 4, 81% with 2.
-template <> struct TileTuning<4, false> { static constexpr int kRows = 64, kCols = 64, kThreads = 256, kMinBlocks = 3, kGeneralMinBlocks = 4; };
+template <> struct TileTuning<4, false> { static constexpr int kRows = 64, kCols = 64, kThreads = 256, kMinBlocks = 3, kGeneralMinBlocks = 3; static constexpr bool kGeneralUnmasked = true; };
 // f64 8192^2: 64x64 96%, 64x32 95%, 32x64 95%, 32x32 86% (no cap: 2 blocks of 32 KiB).
-template <> struct TileTuning<8, false> { static constexpr int kRows = 64, kCols = 64, kThreads = 256, kMinBlocks = 1, kGeneralMinBlocks = 2; };
+template <> struct TileTuning<8, false> { static constexpr int kRows = 64, kCols = 64, kThreads = 256, kMinBlocks = 1, kGeneralMinBlocks = 2; static constexpr bool kGeneralUnmasked = false; };
 // c128 8192^2: 92-93% with 4 blocks per SM (but 64 registers spill 16 bytes), 82% with 2; 3 blocks: no spill.
-template <> struct TileTuning<16, false> { static constexpr int kRows = 32, kCols = 32, kThreads = 256, kMinBlocks = 3, kGeneralMinBlocks = 3; };
+template <> struct TileTuning<16, false> { static constexpr int kRows = 32, kCols = 32, kThreads = 256, kMinBlocks = 3, kGeneralMinBlocks = 3; static constexpr bool kGeneralUnmasked = false; };
 
-template <> struct TileTuning<1, true> { static constexpr int kRows = 64, kCols = 64, kThreads = 64, kMinBlocks = 1, kGeneralMinBlocks = 1; };
-template <> struct TileTuning<2, true> { static constexpr int kRows = 32, kCols = 64, kThreads = 64, kMinBlocks = 1, kGeneralMinBlocks = 1; };
-template <> struct TileTuning<4, true> { static constexpr int kRows = 32, kCols = 32, kThreads = 128, kMinBlocks = 1, kGeneralMinBlocks = 1; };
-template <> struct TileTuning<8, true> { static constexpr int kRows = 32, kCols = 32, kThreads = 128, kMinBlocks = 1, kGeneralMinBlocks = 1; };
-template <> struct TileTuning<16, true> { static constexpr int kRows = 16, kCols = 16, kThreads = 64, kMinBlocks = 1, kGeneralMinBlocks = 1; };
+template <> struct TileTuning<1, true> { static constexpr int kRows = 64, kCols = 64, kThreads = 64, kMinBlocks = 1, kGeneralMinBlocks = 1; static constexpr bool kGeneralUnmasked = true; };
+template <> struct TileTuning<2, true> { static constexpr int kRows = 32, kCols = 64, kThreads = 64, kMinBlocks = 1, kGeneralMinBlocks = 1; static constexpr bool kGeneralUnmasked = false; };
+template <> struct TileTuning<4, true> { static constexpr int kRows = 32, kCols = 32, kThreads = 128, kMinBlocks = 1, kGeneralMinBlocks = 1; static constexpr bool kGeneralUnmasked = true; };
+template <> struct TileTuning<8, true> { static constexpr int kRows = 32, kCols = 32, kThreads = 128, kMinBlocks = 1, kGeneralMinBlocks = 1; static constexpr bool kGeneralUnmasked = false; };
+template <> struct TileTuning<16, true> { static constexpr int kRows = 16, kCols = 16, kThreads = 64, kMinBlocks = 1, kGeneralMinBlocks = 1; static constexpr bool kGeneralUnmasked = false; };
 
 // The element form for unaligned 8-byte views (element_tile_kernel.cu): one element per access.
 // 8193 x 8191 f64 on an H100, 2026-11-22: 93.1% of memcpy with 2 blocks per SM (90 registers),
