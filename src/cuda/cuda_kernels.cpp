@@ -4,6 +4,7 @@
 #include "cuda/gpu_runtime.hpp"
 #include "cuda/seed_kernels.hpp"
 #include "cuda/skinny_kernels.hpp"
+#include "cuda/tuning.hpp"
 #include "cuda/tile_kernel.hpp"
 
 namespace xpose::detail {
@@ -115,7 +116,8 @@ const std::vector<Kernel>& cuda_kernels() {
 const Kernel* choose_cuda_kernel(const Transpose2D& p) {
   if (is_contiguous_copy(p)) return find_kernel(Device::cuda, "contiguous_copy");
   if (cuda::interleave_fits(p)) return find_kernel(Device::cuda, "interleave");
-  if (cuda::deinterleave_fits(p)) return find_kernel(Device::cuda, "deinterleave");
+  if (cuda::deinterleave_fits(p) && (p.elem_size != 4 || p.cols <= cuda::kDeinterleaveMaxCols4))
+    return find_kernel(Device::cuda, "deinterleave");
   return find_kernel(Device::cuda, "tile");
 }
 

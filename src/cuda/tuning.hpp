@@ -60,6 +60,13 @@ template <bool Compact> struct ElementTileTuning;
 template <> struct ElementTileTuning<false> { static constexpr int kRows = 64, kCols = 64, kThreads = 256, kMinBlocks = 2; };
 template <> struct ElementTileTuning<true> { static constexpr int kRows = 32, kCols = 32, kThreads = 128, kMinBlocks = 1; };
 
+// The production rule takes `deinterleave` for 4-byte elements up to this many columns and the
+// tile kernel above (deinterleave_fits alone allows up to the tile's 63). H100, 2026-11-22, about
+// 512 MB each, % of memcpy, deinterleave / tile: 33 columns 91.4 / 72.8, 40 94.3 / 79.6, 48
+// 90.5 / 85.5, 56 77.5 / 90.7, 63 74.0 / 93.3 (bench/results/2026-11-22-nvidia-h100-deinterleave-columns.txt).
+// Other sizes were not measured and keep the tile's width as their limit.
+constexpr int kDeinterleaveMaxCols4 = 48;
+
 // The compact shape is used when the large one gives fewer tiles than this many per SM.
 constexpr int kLargeTilesPerSmForLarge = 4;
 

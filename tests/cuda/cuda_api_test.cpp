@@ -74,6 +74,21 @@ TEST_F(TransposeCuda, AutoHandlesEveryDType) {
   }
 }
 
+// The production rule's choice for few columns (tuning.hpp: kDeinterleaveMaxCols4).
+TEST_F(TransposeCuda, AutoTakesDeinterleaveOnlyForFewColumns) {
+  const auto chosen = [](int64_t rows, int64_t cols, DType type) {
+    xpose::Plan plan;
+    EXPECT_EQ(xpose::Plan::create(plan, Matrix{rows, cols}, type, Device::cuda), Status::ok)
+        << xpose::last_error_message();
+    return std::string(plan.kernel_name());
+  };
+  EXPECT_EQ(chosen(4096, 33, DType::f32), "deinterleave");
+  EXPECT_EQ(chosen(4096, 48, DType::f32), "deinterleave");
+  EXPECT_EQ(chosen(4096, 49, DType::f32), "tile");
+  EXPECT_EQ(chosen(4096, 63, DType::f32), "tile");
+  EXPECT_EQ(chosen(4096, 63, DType::u8), "deinterleave");  // other sizes keep the tile's width
+}
+
 TEST_F(TransposeCuda, HostPointersAreRejected) {
   xpose::Plan plan;
   ASSERT_EQ(xpose::Plan::create(plan, {8, 8}, DType::f32, Device::cuda), Status::ok)

@@ -77,6 +77,13 @@ TEST_P(TransposeCudaKernel, SkinnyShapesMatchReference) {
   expect_all(shapes);
 }
 
+// Few columns but more than 3 (the column-major deinterleave for 4-byte elements): several
+// chunks and a partial last one, a padded (unaligned) output, a batch.
+TEST_P(TransposeCudaKernel, FewColumnsMatchReference) {
+  expect_all({{1000, 4}, {1000, 5}, {1000, 33}, {1000, 63}, {20011, 33}, {4099, 31},
+              {1000, 33, 0, 1003}, {997, 33, 0, 0, 3}});
+}
+
 TEST_P(TransposeCudaKernel, StridedShapesLeavePaddingUntouched) {
   // {rows, cols, ld_in, ld_out}: padding on the input only, the output only, and both.
   expect_all({{33, 65, 80, 0},
