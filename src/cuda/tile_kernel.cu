@@ -473,6 +473,7 @@ __global__ void __launch_bounds__(TileShape<Size, Compact>::kThreads, MinBlocks)
   // The swizzled tile, the same for both forms.
   __shared__ __align__(16) uint8_t tile[S::kRows * S::kCols * Size];
 
+  constexpr bool kUnmasked = General && TileTuning<Size, Compact>::kGeneralUnmasked;
   const int64_t row_tiles = ceil_div(m.rows, S::kRows), col_tiles = ceil_div(m.cols, S::kCols);
   for (int64_t b = blockIdx.z; b < m.batch; b += gridDim.z)
     for (int64_t ct = blockIdx.y; ct < col_tiles; ct += gridDim.y)
@@ -490,13 +491,14 @@ __global__ void __launch_bounds__(TileShape<Size, Compact>::kThreads, MinBlocks)
           load_vectors<Size, Compact>(src, m.ld_in, tile);
           __syncthreads();
           store_vectors<Size, Compact>(tile, dst, m.ld_out);
-        } else if (General && TileTuning<Size, Compact>::kGeneralUnmasked && full && first >= in_begin + 16 &&
-                   last_end + 16 <= in_end) {
-          // Every chunk the loads touch (16 bytes before a row's first element at most, 16 after
-          // its last) lies inside the view.
-          load_realigned_full<Size, Compact>(src, m.ld_in, tile);
-          __syncthreads();
-          store_realigned_full<Size, Compact>(tile, dst, m.ld_out);
+        } else if (kUnmasked && full && first >= in_begin + 16 && last_end + 16 <= in_end) {
+          // Every chunk the loads touch (at most 15 bytes before a row's first element and 15
+          // after its last) lies inside the view.
+          if constexpr (kUnmasked) {
+            load_realigned_full<Size, Compact>(src, m.ld_in, tile);
+            __syncthreads();
+            store_realigned_full<Size, Compact>(tile, dst, m.ld_out);
+          }
         } else {
           constexpr int kBatch = General || S::kLoadsPerThread < 4 ? S::kLoadsPerThread : 4;
           load_realigned<Size, Compact, kBatch>(src, m.ld_in, tile, rows_here, cols_here, in_begin, in_end);
@@ -528,14 +530,16 @@ Status launch_shape(const void* in, void* out, const detail::Transpose2D& p, gpu
 template <int Size>
 Status launch(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
   using Large = TileShape<Size, false>;
-  const int64_t large_tiles = ceil_div(p.rows, Large::kRows) * ceil_div(p.cols, Large::kCols) * p.batch;
   const bool aligned = vectors_aligned(in, p.ld_in, p.batch > 1 ? p.stride_in : 0, Size) &&
                        vectors_aligned(out, p.ld_out, p.batch > 1 ? p.stride_out : 0, Size);
+  // Unaligned 8-byte views: one element per access (element_tile_kernel.cu), which picks its own shape.
+  if (Size == 8 && !aligned) return launch_element_tile_transpose(in, out, p, stream);
+  const int64_t large_tiles = ceil_div(p.rows, Large::kRows) * ceil_div(p.cols, Large::kCols) * p.batch;
   const bool compact = large_tiles < int64_t(kLargeTilesPerSmForLarge) * gpu::multiprocessor_count();
-  if constexpr (Size == 8) {  // unaligned 8-byte views: one element per access (element_tile_kernel.cu)
-    if (!aligned) return launch_element_tile_transpose(in, out, p, stream);
-  } else if (!aligned) {
-    return compact ? launch_shape<Size, true, true>(in, out, p, stream) : launch_shape<Size, false, true>(in, out, p, stream);
+  if constexpr (Size != 8) {  // no General instantiation for 8-byte elements
+    if (!aligned)
+      return compact ? launch_shape<Size, true, true>(in, out, p, stream)
+                     : launch_shape<Size, false, true>(in, out, p, stream);
   }
   return compact ? launch_shape<Size, true, false>(in, out, p, stream) : launch_shape<Size, false, false>(in, out, p, stream);
 }

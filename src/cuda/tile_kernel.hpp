@@ -1,5 +1,6 @@
 // The production 2D transpose: 16-byte vector accesses on both sides of a swizzled shared-memory
-// tile, small elements transposed in registers, any shape, stride and batch in one launch.
+// tile, small elements transposed in registers, any shape, stride and batch in one launch
+// (unaligned views of 8-byte elements: the element form, element_tile_kernel.hpp).
 #pragma once
 
 #include "core/problem.hpp"

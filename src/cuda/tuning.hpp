@@ -19,9 +19,11 @@
 //   u8: masked at 4 blocks 64-66; unmasked at 4 62-63, at 3 69-70, at 2 75.2-75.8;
 //   f16: masked at 3 blocks 77.2-77.7; unmasked at 3 66-67, with the grid capped at 2 and 1
 //   blocks per SM 53 and 42: f16 keeps the masked form.
-// The masked form's caps (one more block than these values, in the same runs, H100): f32 8191 x
-// 8193 4 blocks +6-8% over 3 (5 spills); f16 8191 x 8193 3 blocks: +19% over 4 in one run, -4% in
-// the other, so kept; u8 4 blocks +20-41% over 5. bench/results/2026-11-22-nvidia-h100-realign-experiments.txt.
+// History, before v11 (the masked form everywhere; one more block than the caps of then, H100):
+// f32 8191 x 8193 4 blocks +6-8% over 3 (5 spills); f16 8191 x 8193 3 blocks: +19% over 4 in one
+// run, -4% in the other, so kept; u8 4 blocks +20-41% over 5. bench/results/2026-11-22-nvidia-h100-realign-experiments.txt.
+// kGeneralMinBlocks and kGeneralUnmasked of the 8- and 16-byte shapes are not used: unaligned
+// 8-byte views take the element form (below) and 16-byte views are always aligned.
 // The compact shapes follow their large shape's choice (not measured on their own).
 //
 // Measured on an NVIDIA H200 (132 SMs, cudaMemcpy D2D 4.2 TB/s), 2026-11-22; docs/kernels.md has
@@ -34,8 +36,7 @@ template <int Size, bool Compact> struct TileTuning;
 
 // Blocks per SM is the lever that mattered most (docs/kernels.md, runs 5-7): 2 blocks per SM
 // (what the compiler picks with no cap for these shapes) loses 10-15 points.
-// u8 16384^2: 93% of memcpy with 4 blocks per SM, 90% with 3. Unaligned u8 (8191 x 8193): 32% at
-// 4 blocks, 29% at 5.
+// u8 16384^2: 93% of memcpy with 4 blocks per SM, 90% with 3.
 template <> struct TileTuning<1, false> { static constexpr int kRows = 128, kCols = 128, kThreads = 256, kMinBlocks = 4, kGeneralMinBlocks = 2; static constexpr bool kGeneralUnmasked = true; };
 // f16 16384^2: 93-97% with 3 blocks per SM, 89% with 4, 80% with 2.
 template <> struct TileTuning<2, false> { static constexpr int kRows = 64, kCols = 128, kThreads = 256, kMinBlocks = 3, kGeneralMinBlocks = 3; static constexpr bool kGeneralUnmasked = false; };

@@ -77,10 +77,11 @@ TEST_P(TransposeCudaKernel, SkinnyShapesMatchReference) {
   expect_all(shapes);
 }
 
-// Few columns but more than 3 (the column-major deinterleave for 4-byte elements): several
-// chunks and a partial last one, a padded (unaligned) output, a batch.
+// Few columns, on both sides of the production rule's deinterleave limit for 4-byte elements
+// (48 columns, tuning.hpp): several deinterleave chunks and a partial last one, a padded
+// (unaligned) output, a batch.
 TEST_P(TransposeCudaKernel, FewColumnsMatchReference) {
-  expect_all({{1000, 4}, {1000, 5}, {1000, 33}, {1000, 63}, {20011, 33}, {4099, 31},
+  expect_all({{1000, 4}, {1000, 5}, {1000, 33}, {1000, 48}, {1000, 49}, {1000, 63}, {20011, 33}, {4099, 31},
               {1000, 33, 0, 1003}, {997, 33, 0, 0, 3}});
 }
 
