@@ -116,7 +116,7 @@ const std::vector<Kernel>& cuda_kernels() {
 const Kernel* choose_cuda_kernel(const Transpose2D& p) {
   if (is_contiguous_copy(p)) return find_kernel(Device::cuda, "contiguous_copy");
   if (cuda::interleave_fits(p)) return find_kernel(Device::cuda, "interleave");
-  if (cuda::deinterleave_fits(p) && (p.elem_size != 4 || p.cols <= cuda::kDeinterleaveMaxCols4))
+  if (cuda::deinterleave_fits(p) && p.cols <= cuda::deinterleave_max_cols(p.elem_size))
     return find_kernel(Device::cuda, "deinterleave");
   return find_kernel(Device::cuda, "tile");
 }

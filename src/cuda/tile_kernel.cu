@@ -40,33 +40,49 @@ namespace {
 // swizzle can only XOR multiples of 16 / word: a warp's column reads meet half the banks, twice
 // the wavefronts (ncu: 2.1 M extra for 8192^2 f32, 16.9 M for 16384^2 f64). 16-byte words take
 // any XOR.
-template <int Size, bool Compact>
+template <int Size, class Tuning>
 constexpr int tile_word_bytes() {
   if (Size < 4) return 4;
-  using T = TileTuning<Size, Compact>;
-  const int blocks_16 = (T::kRows / (16 / Size)) * (T::kCols / (16 / Size));  // micro-blocks, 16-byte words
-  return blocks_16 % T::kThreads == 0 ? 16 : Size;
+  const int blocks_16 = (Tuning::kRows / (16 / Size)) * (Tuning::kCols / (16 / Size));  // micro-blocks, 16-byte words
+  return blocks_16 % Tuning::kThreads == 0 ? 16 : Size;
 }
 
-template <int Size, bool Compact>
+// Whether a shape's tuning asks for the unmasked general form (only unaligned shapes have the field).
+template <class Tuning, bool General>
+constexpr bool tuning_unmasked() {
+  if constexpr (General) return Tuning::kUnmasked;
+  else return false;
+}
+
+// A tile shape and what follows from it. General: the shape serves views that are not 16-byte
+// aligned and takes only the general form (UnalignedTileTuning); otherwise the fast form for full
+// tiles and the general form for edge tiles (TileTuning).
+template <int Size, class Tuning, bool General>
 struct TileShape {
-  static constexpr int kRows = TileTuning<Size, Compact>::kRows;
-  static constexpr int kCols = TileTuning<Size, Compact>::kCols;
-  static constexpr int kThreads = TileTuning<Size, Compact>::kThreads;
-  static constexpr int kMinBlocks = TileTuning<Size, Compact>::kMinBlocks;
-  static constexpr int kWordBytes = tile_word_bytes<Size, Compact>();  // shared-memory access unit
-  static constexpr int kPerWord = kWordBytes / Size;               // K: elements per word
-  static constexpr int kPerVector = 16 / Size;                     // V: elements per 16 bytes
-  static constexpr int kWordsPerVector = 16 / kWordBytes;          // L
-  static constexpr int kWordsPerRow = kCols / kPerWord;            // P (a power of two)
+  static constexpr int kSize = Size;
+  static constexpr bool kGeneral = General;
+  static constexpr bool kUnmasked = tuning_unmasked<Tuning, General>();  // full tiles: load/store_realigned_full
+  static constexpr int kRows = Tuning::kRows;
+  static constexpr int kCols = Tuning::kCols;
+  static constexpr int kThreads = Tuning::kThreads;
+  static constexpr int kMinBlocks = Tuning::kMinBlocks;
+  static constexpr int kWordBytes = tile_word_bytes<Size, Tuning>();  // shared-memory access unit
+  static constexpr int kPerWord = kWordBytes / Size;                  // K: elements per word
+  static constexpr int kPerVector = 16 / Size;                        // V: elements per 16 bytes
+  static constexpr int kWordsPerVector = 16 / kWordBytes;             // L
+  static constexpr int kWordsPerRow = kCols / kPerWord;               // P (a power of two)
   static constexpr int kVectorsPerRow = kCols / kPerVector;
-  static constexpr int kRowBlocks = kRows / kPerVector;            // micro-blocks per column
+  static constexpr int kRowBlocks = kRows / kPerVector;               // micro-blocks per column
   static constexpr int kLoadsPerThread = kRows * kVectorsPerRow / kThreads;
   static constexpr int kStoresPerThread = kRowBlocks * kWordsPerRow / kThreads;
+  using Word = typename Element<kWordBytes>::type;
   static_assert(kLoadsPerThread * kThreads == kRows * kVectorsPerRow, "loads divide evenly");
   static_assert(kStoresPerThread * kThreads == kRowBlocks * kWordsPerRow, "stores divide evenly");
   static_assert((kWordsPerRow & (kWordsPerRow - 1)) == 0, "swizzle needs a power of two");
+  static_assert(kRows * kCols * Size <= 48 * 1024, "the tile is static shared memory");
 };
+template <int Size, bool Compact> using AlignedShape = TileShape<Size, TileTuning<Size, Compact>, false>;
+template <int Size, bool Compact> using UnalignedShape = TileShape<Size, UnalignedTileTuning<Size, Compact>, true>;
 
 // 16 bytes seen as a vector or as its elements.
 template <typename T>
@@ -75,27 +91,25 @@ union VectorOf {
   T e[16 / sizeof(T)];
 };
 
-template <int Size, bool Compact> using Word = typename Element<TileShape<Size, Compact>::kWordBytes>::type;
-
 // Physical word column of logical word column `w` in tile row `r`: XOR with a multiple of the
 // words per vector that changes every V rows (one micro-block of step 2).
-template <int Size, bool Compact>
+template <class S>
 __device__ __forceinline__ int swizzle(int r, int w) {
-  using S = TileShape<Size, Compact>;
   return w ^ (((r / S::kPerVector) * S::kWordsPerVector) & (S::kWordsPerRow - 1));
 }
 
 // Byte offset in shared memory of element (r, c) of the tile.
-template <int Size, bool Compact>
+template <class S>
 __device__ __forceinline__ int tile_offset(int r, int c) {
-  using S = TileShape<Size, Compact>;
-  const int w = swizzle<Size, Compact>(r, c / S::kPerWord);
+  constexpr int Size = S::kSize;
+  const int w = swizzle<S>(r, c / S::kPerWord);
   return (r * S::kWordsPerRow + w) * S::kWordBytes + (c % S::kPerWord) * Size;
 }
 
 // Output vector `column` (0..K-1) of a micro-block from its V words (rows) of K elements.
-template <int Size, bool Compact>
-__device__ __forceinline__ uint4 gather_column(const Word<Size, Compact>* words, int column) {
+template <class S>
+__device__ __forceinline__ uint4 gather_column(const typename S::Word* words, int column) {
+  constexpr int Size = S::kSize;
   uint4 v;
   if constexpr (Size == 1) {
     // Byte `column` of 16 words: four 4x4 byte transposes.
@@ -113,7 +127,7 @@ __device__ __forceinline__ uint4 gather_column(const Word<Size, Compact>* words,
     const unsigned pick = column == 0 ? 0x5410 : 0x7632;
     v = make_uint4(__byte_perm(words[0], words[1], pick), __byte_perm(words[2], words[3], pick),
                    __byte_perm(words[4], words[5], pick), __byte_perm(words[6], words[7], pick));
-  } else if constexpr (sizeof(Word<Size, Compact>) == 16) {
+  } else if constexpr (sizeof(typename S::Word) == 16) {
     // Element `column` of V words of V elements each (`column` is a constant after unrolling).
     using T = typename Element<Size>::type;
     VectorOf<T> packed;
@@ -126,8 +140,8 @@ __device__ __forceinline__ uint4 gather_column(const Word<Size, Compact>* words,
     v = packed.v;
   } else {
     // Words of one element: the V words are the vector.
-    static_assert(sizeof(Word<Size, Compact>) == Size, "words of one element");
-    VectorOf<Word<Size, Compact>> packed;
+    static_assert(sizeof(typename S::Word) == Size, "words of one element");
+    VectorOf<typename S::Word> packed;
 #pragma unroll
     for (int e = 0; e < 16 / Size; ++e) packed.e[e] = words[e];
     v = packed.v;
@@ -137,9 +151,9 @@ __device__ __forceinline__ uint4 gather_column(const Word<Size, Compact>* words,
 
 // Step 1, fast form: a full tile of a 16-byte-aligned view, as 16-byte vectors, all in flight
 // before the first shared-memory store.
-template <int Size, bool Compact>
+template <class S>
 __device__ __forceinline__ void load_vectors(const uint8_t* __restrict__ src, int64_t ld_in, uint8_t* tile) {
-  using S = TileShape<Size, Compact>;
+  constexpr int Size = S::kSize;
   uint4 loaded[S::kLoadsPerThread];
 #pragma unroll
   for (int k = 0; k < S::kLoadsPerThread; ++k) {
@@ -151,41 +165,40 @@ __device__ __forceinline__ void load_vectors(const uint8_t* __restrict__ src, in
   for (int k = 0; k < S::kLoadsPerThread; ++k) {
     const int slot = threadIdx.x + k * S::kThreads;
     const int r = slot / S::kVectorsPerRow, c = (slot % S::kVectorsPerRow) * S::kPerVector;
-    *reinterpret_cast<uint4*>(tile + tile_offset<Size, Compact>(r, c)) = loaded[k];
+    *reinterpret_cast<uint4*>(tile + tile_offset<S>(r, c)) = loaded[k];
   }
 }
 
 // Step 2 for one store slot: the micro-block of V rows x K columns (as V shared-memory words)
 // that slot `slot` stores, row block fastest across the slots so that a warp's 16-byte stores
 // run along output rows. Both forms of step 3 start from it.
-template <int Size, bool Compact>
+template <class S>
 struct MicroBlock {
-  using S = TileShape<Size, Compact>;
   int row_block, word_col;
-  Word<Size, Compact> words[S::kPerVector];
+  typename S::Word words[S::kPerVector];
   __device__ __forceinline__ MicroBlock(const uint8_t* tile, int slot)
       : row_block(slot % S::kRowBlocks), word_col(slot / S::kRowBlocks) {
     const int r = row_block * S::kPerVector;
-    const int w = swizzle<Size, Compact>(r, word_col);
+    const int w = swizzle<S>(r, word_col);
 #pragma unroll
     for (int e = 0; e < S::kPerVector; ++e)
-      words[e] = reinterpret_cast<const Word<Size, Compact>*>(tile)[(r + e) * S::kWordsPerRow + w];
+      words[e] = reinterpret_cast<const typename S::Word*>(tile)[(r + e) * S::kWordsPerRow + w];
   }
 };
 
 // Steps 2 and 3, fast form: micro-blocks of V rows x K columns, row block fastest across the
 // threads so that a warp's 16-byte stores run along output rows.
-template <int Size, bool Compact>
+template <class S>
 __device__ __forceinline__ void store_vectors(const uint8_t* tile, uint8_t* __restrict__ dst, int64_t ld_out) {
-  using S = TileShape<Size, Compact>;
+  constexpr int Size = S::kSize;
 #pragma unroll
   for (int k = 0; k < S::kStoresPerThread; ++k) {
-    const MicroBlock<Size, Compact> block(tile, threadIdx.x + k * S::kThreads);
+    const MicroBlock<S> block(tile, threadIdx.x + k * S::kThreads);
     const int r = block.row_block * S::kPerVector;
 #pragma unroll
     for (int column = 0; column < S::kPerWord; ++column) {
       const int c = block.word_col * S::kPerWord + column;
-      *reinterpret_cast<uint4*>(dst + (c * ld_out + r) * Size) = gather_column<Size, Compact>(block.words, column);
+      *reinterpret_cast<uint4*>(dst + (c * ld_out + r) * Size) = gather_column<S>(block.words, column);
     }
   }
 }
@@ -303,11 +316,11 @@ __device__ __forceinline__ void store_part(uint8_t* address, uint4 v, int lo, in
 // Loads go in batches of Batch per thread (the last lane of a row two per slot): all of a tile's
 // in the General instantiation, 4 in the aligned one, where only edge tiles come here and its
 // registers are sized for the fast form.
-template <int Size, bool Compact, int Batch>
+template <class S, int Batch>
 __device__ __forceinline__ void load_realigned(const uint8_t* __restrict__ src, int64_t ld_in, uint8_t* tile,
                                                int rows_here, int cols_here, uintptr_t view_begin,
                                                uintptr_t view_end) {
-  using S = TileShape<Size, Compact>;
+  constexpr int Size = S::kSize;
   constexpr int kGroup = S::kVectorsPerRow;
   static_assert(32 % kGroup == 0 && S::kThreads % 32 == 0, "a tile row's lanes lie in one warp");
   static_assert(S::kLoadsPerThread % Batch == 0, "batches divide the loads");
@@ -338,7 +351,7 @@ __device__ __forceinline__ void load_realigned(const uint8_t* __restrict__ src, 
       const int head = static_cast<int>(reinterpret_cast<uintptr_t>(src + r * ld_bytes) & 15);
       uint4 next = shuffle_down<kGroup>(chunk[k], 1);
       if (lane == kGroup - 1) next = after[k];
-      *reinterpret_cast<uint4*>(tile + tile_offset<Size, Compact>(r, lane * S::kPerVector)) =
+      *reinterpret_cast<uint4*>(tile + tile_offset<S>(r, lane * S::kPerVector)) =
           funnel_bytes(chunk[k], next, head);
     }
   }
@@ -347,10 +360,10 @@ __device__ __forceinline__ void load_realigned(const uint8_t* __restrict__ src, 
 // Steps 2 and 3, general form: the fast form's micro-blocks and output vectors (row block
 // fastest: a row's vectors are kRowBlocks consecutive lanes), realigned to each output row and
 // stored within tile columns [0, cols_here) and tile rows [0, rows_here).
-template <int Size, bool Compact>
+template <class S>
 __device__ __forceinline__ void store_realigned(const uint8_t* tile, uint8_t* __restrict__ dst, int64_t ld_out,
                                                 int rows_here, int cols_here) {
-  using S = TileShape<Size, Compact>;
+  constexpr int Size = S::kSize;
   constexpr int kGroup = S::kRowBlocks;
   static_assert(32 % kGroup == 0 && S::kThreads % 32 == 0, "an output row's lanes lie in one warp");
   const int64_t ld_bytes = ld_out * Size;
@@ -360,12 +373,12 @@ __device__ __forceinline__ void store_realigned(const uint8_t* tile, uint8_t* __
   // compiles this form too, for its edge tiles) by up to 90 per thread.
 #pragma unroll 1
   for (int k = 0; k < S::kStoresPerThread; ++k) {
-    const MicroBlock<Size, Compact> block(tile, threadIdx.x + k * S::kThreads);
+    const MicroBlock<S> block(tile, threadIdx.x + k * S::kThreads);
     const int row_block = block.row_block;
 #pragma unroll
     for (int column = 0; column < S::kPerWord; ++column) {
       const int c = block.word_col * S::kPerWord + column;
-      const uint4 v = gather_column<Size, Compact>(block.words, column);
+      const uint4 v = gather_column<S>(block.words, column);
       const uint4 before = shuffle_up<kGroup>(v, 1);
       if (c >= cols_here) continue;
       uint8_t* row = dst + c * ld_bytes;
@@ -391,9 +404,9 @@ __device__ __forceinline__ void store_realigned(const uint8_t* tile, uint8_t* __
 // addresses stepped instead of multiplied. ncu on 8191 x 8193 f32 counted ~1000 instructions per
 // warp and tile in the masked form (3.8x the aligned form's), most of them address arithmetic and
 // bounds checks around 9 memory instructions.
-template <int Size, bool Compact>
+template <class S>
 __device__ __forceinline__ void load_realigned_full(const uint8_t* __restrict__ src, int64_t ld_in, uint8_t* tile) {
-  using S = TileShape<Size, Compact>;
+  constexpr int Size = S::kSize;
   constexpr int kGroup = S::kVectorsPerRow;           // lanes of a tile row
   constexpr int kRowsPerPass = S::kThreads / kGroup;  // tile rows between a thread's loads
   const int lane = threadIdx.x % kGroup;
@@ -414,7 +427,7 @@ __device__ __forceinline__ void load_realigned_full(const uint8_t* __restrict__ 
     const int r = threadIdx.x / kGroup + k * kRowsPerPass;
     uint4 next = shuffle_down<kGroup>(chunk[k], 1);
     if (lane == kGroup - 1) next = after[k];
-    *reinterpret_cast<uint4*>(tile + tile_offset<Size, Compact>(r, lane * S::kPerVector)) =
+    *reinterpret_cast<uint4*>(tile + tile_offset<S>(r, lane * S::kPerVector)) =
         funnel_bytes(chunk[k], next, head[k]);
   }
 }
@@ -433,20 +446,20 @@ __device__ __forceinline__ uint4 rotate_up(uint4 v) {
 // vector holds the segment's last `head` bytes (the start of the aligned vector after the
 // segment) and its first 16 - head bytes (the end of aligned vector 0), two partial stores of
 // one register.
-template <int Size, bool Compact>
+template <class S>
 __device__ __forceinline__ void store_realigned_full(const uint8_t* tile, uint8_t* __restrict__ dst, int64_t ld_out) {
-  using S = TileShape<Size, Compact>;
+  constexpr int Size = S::kSize;
   constexpr int kGroup = S::kRowBlocks;
   constexpr int kSegment = S::kRows * Size;
   static_assert(kSegment == kGroup * 16, "a row block is one 16-byte vector of an output row");
   const int64_t ld_bytes = ld_out * Size;
 #pragma unroll 1
   for (int k = 0; k < S::kStoresPerThread; ++k) {
-    const MicroBlock<Size, Compact> block(tile, threadIdx.x + k * S::kThreads);
+    const MicroBlock<S> block(tile, threadIdx.x + k * S::kThreads);
     uint8_t* row = dst + block.word_col * S::kPerWord * ld_bytes;
 #pragma unroll
     for (int column = 0; column < S::kPerWord; ++column, row += ld_bytes) {
-      const uint4 v = gather_column<Size, Compact>(block.words, column);
+      const uint4 v = gather_column<S>(block.words, column);
       const uint4 before = rotate_up<kGroup>(v);
       const int head = static_cast<int>(reinterpret_cast<uintptr_t>(row) & 15);
       uint8_t* first_vector = row - head;
@@ -461,19 +474,18 @@ __device__ __forceinline__ void store_realigned_full(const uint8_t* tile, uint8_
   }
 }
 
-// General = true: the instantiation for views that are not 16-byte aligned, which only ever takes
-// the general form. It is compiled on its own so that it gets its own register cap
-// (kGeneralMinBlocks) and all of a tile's loads in one batch: its realigning loads hold two
-// chunks per load, which the fast form's cap does not leave room for.
-template <int Size, bool Compact, bool General, int MinBlocks>
-__global__ void __launch_bounds__(TileShape<Size, Compact>::kThreads, MinBlocks)
+// S::kGeneral: the instantiation for views that are not 16-byte aligned, which only ever takes
+// the general form. It has a shape and register cap of its own (UnalignedTileTuning) and takes
+// all of a tile's loads in one batch: its realigning loads hold two chunks per load, which the
+// fast form's cap does not leave room for.
+template <class S>
+__global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
     tile_transpose_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, MatrixView m,
-                          bool vectors_aligned, uintptr_t in_begin, uintptr_t in_end) {
-  using S = TileShape<Size, Compact>;
+                          uintptr_t in_begin, uintptr_t in_end) {
+  constexpr int Size = S::kSize;
   // The swizzled tile, the same for both forms.
   __shared__ __align__(16) uint8_t tile[S::kRows * S::kCols * Size];
 
-  constexpr bool kUnmasked = General && TileTuning<Size, Compact>::kGeneralUnmasked;
   const int64_t row_tiles = ceil_div(m.rows, S::kRows), col_tiles = ceil_div(m.cols, S::kCols);
   for (int64_t b = blockIdx.z; b < m.batch; b += gridDim.z)
     for (int64_t ct = blockIdx.y; ct < col_tiles; ct += gridDim.y)
@@ -487,23 +499,23 @@ __global__ void __launch_bounds__(TileShape<Size, Compact>::kThreads, MinBlocks)
         // Both steps take the same form: the two forms lay the tile out differently.
         const uintptr_t first = reinterpret_cast<uintptr_t>(src);
         const uintptr_t last_end = first + ((S::kRows - 1) * m.ld_in + S::kCols) * Size;
-        if (!General && full && vectors_aligned) {
-          load_vectors<Size, Compact>(src, m.ld_in, tile);
+        if (!S::kGeneral && full) {
+          load_vectors<S>(src, m.ld_in, tile);
           __syncthreads();
-          store_vectors<Size, Compact>(tile, dst, m.ld_out);
-        } else if (kUnmasked && full && first >= in_begin + 16 && last_end + 16 <= in_end) {
+          store_vectors<S>(tile, dst, m.ld_out);
+        } else if (S::kUnmasked && full && first >= in_begin + 16 && last_end + 16 <= in_end) {
           // Every chunk the loads touch (at most 15 bytes before a row's first element and 15
           // after its last) lies inside the view.
-          if constexpr (kUnmasked) {
-            load_realigned_full<Size, Compact>(src, m.ld_in, tile);
+          if constexpr (S::kUnmasked) {
+            load_realigned_full<S>(src, m.ld_in, tile);
             __syncthreads();
-            store_realigned_full<Size, Compact>(tile, dst, m.ld_out);
+            store_realigned_full<S>(tile, dst, m.ld_out);
           }
         } else {
-          constexpr int kBatch = General || S::kLoadsPerThread < 4 ? S::kLoadsPerThread : 4;
-          load_realigned<Size, Compact, kBatch>(src, m.ld_in, tile, rows_here, cols_here, in_begin, in_end);
+          constexpr int kBatch = S::kGeneral || S::kLoadsPerThread < 4 ? S::kLoadsPerThread : 4;
+          load_realigned<S, kBatch>(src, m.ld_in, tile, rows_here, cols_here, in_begin, in_end);
           __syncthreads();
-          store_realigned<Size, Compact>(tile, dst, m.ld_out, rows_here, cols_here);
+          store_realigned<S>(tile, dst, m.ld_out, rows_here, cols_here);
         }
         __syncthreads();  // the next tile reuses shared memory
       }
@@ -514,34 +526,34 @@ bool vectors_aligned(const void* base, int64_t ld, int64_t stride, int size) {
          (stride * size) % 16 == 0;
 }
 
-template <int Size, bool Compact, bool General>
+template <class S>
 Status launch_shape(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
-  using S = TileShape<Size, Compact>;
   const dim3 grid = clamped_grid(ceil_div(p.rows, S::kRows), ceil_div(p.cols, S::kCols), p.batch);
   const auto* src = static_cast<const uint8_t*>(in);
   auto* dst = static_cast<uint8_t*>(out);
-  const uintptr_t begin = reinterpret_cast<uintptr_t>(in), end = begin + p.input_extent() * Size;
-  constexpr int kMinBlocks = General ? TileTuning<Size, Compact>::kGeneralMinBlocks : S::kMinBlocks;
-  tile_transpose_kernel<Size, Compact, General, kMinBlocks><<<grid, S::kThreads, 0, stream>>>(
-      src, dst, view_of(p), !General, begin, end);
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(in), end = begin + p.input_extent() * S::kSize;
+  tile_transpose_kernel<S><<<grid, S::kThreads, 0, stream>>>(src, dst, view_of(p), begin, end);
   return gpu::check_launch("tile_transpose");
+}
+
+// The large shape of a family, or its compact shape when the large one gives too few tiles to
+// keep every SM busy.
+template <template <int, bool> class Family, int Size>
+Status launch_family(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
+  using Large = Family<Size, false>;
+  const int64_t large_tiles = ceil_div(p.rows, Large::kRows) * ceil_div(p.cols, Large::kCols) * p.batch;
+  const bool compact = large_tiles < int64_t(kLargeTilesPerSmForLarge) * gpu::multiprocessor_count();
+  return compact ? launch_shape<Family<Size, true>>(in, out, p, stream) : launch_shape<Large>(in, out, p, stream);
 }
 
 template <int Size>
 Status launch(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
-  using Large = TileShape<Size, false>;
   const bool aligned = vectors_aligned(in, p.ld_in, p.batch > 1 ? p.stride_in : 0, Size) &&
                        vectors_aligned(out, p.ld_out, p.batch > 1 ? p.stride_out : 0, Size);
+  if (aligned) return launch_family<AlignedShape, Size>(in, out, p, stream);
   // Unaligned 8-byte views: one element per access (element_tile_kernel.cu), which picks its own shape.
-  if (Size == 8 && !aligned) return launch_element_tile_transpose(in, out, p, stream);
-  const int64_t large_tiles = ceil_div(p.rows, Large::kRows) * ceil_div(p.cols, Large::kCols) * p.batch;
-  const bool compact = large_tiles < int64_t(kLargeTilesPerSmForLarge) * gpu::multiprocessor_count();
-  if constexpr (Size != 8) {  // no General instantiation for 8-byte elements
-    if (!aligned)
-      return compact ? launch_shape<Size, true, true>(in, out, p, stream)
-                     : launch_shape<Size, false, true>(in, out, p, stream);
-  }
-  return compact ? launch_shape<Size, true, false>(in, out, p, stream) : launch_shape<Size, false, false>(in, out, p, stream);
+  if constexpr (Size == 8) return launch_element_tile_transpose(in, out, p, stream);
+  else return launch_family<UnalignedShape, Size>(in, out, p, stream);
 }
 
 }  // namespace

@@ -74,7 +74,7 @@ TEST_F(TransposeCuda, AutoHandlesEveryDType) {
   }
 }
 
-// The production rule's choice for few columns (tuning.hpp: kDeinterleaveMaxCols4).
+// The production rule's choice for few columns (tuning.hpp: deinterleave_max_cols).
 TEST_F(TransposeCuda, AutoTakesDeinterleaveOnlyForFewColumns) {
   const auto chosen = [](int64_t rows, int64_t cols, DType type) {
     xpose::Plan plan;
@@ -86,7 +86,11 @@ TEST_F(TransposeCuda, AutoTakesDeinterleaveOnlyForFewColumns) {
   EXPECT_EQ(chosen(4096, 48, DType::f32), "deinterleave");
   EXPECT_EQ(chosen(4096, 49, DType::f32), "tile");
   EXPECT_EQ(chosen(4096, 63, DType::f32), "tile");
-  EXPECT_EQ(chosen(4096, 63, DType::u8), "deinterleave");  // other sizes keep the tile's width
+  EXPECT_EQ(chosen(4096, 63, DType::u8), "deinterleave");  // other sizes keep the old tile width
+  EXPECT_EQ(chosen(4096, 127, DType::u8), "deinterleave");
+  EXPECT_EQ(chosen(4096, 128, DType::u8), "tile");      // the aligned u8 tile is now 256 wide
+  EXPECT_EQ(chosen(4096, 127, DType::f16), "deinterleave");
+  EXPECT_EQ(chosen(4096, 128, DType::f16), "tile");
 }
 
 TEST_F(TransposeCuda, HostPointersAreRejected) {

@@ -20,6 +20,7 @@
 
 #include "common/permute_check.hpp"
 #include "common/random_problems.hpp"
+#include "cuda/tuning.hpp"
 #include "cuda_check.hpp"
 
 namespace {
@@ -203,14 +204,18 @@ TEST(PropertyCudaTile, LargeUnalignedViewsMatchReference) {
   ASSERT_TRUE(arena.valid());
   struct Case {
     xpose::DType type;
-    int64_t tile_rows, tile_cols;  // the large tile's shape (tuning.hpp)
+    int64_t tile_rows, tile_cols;  // the large shape of unaligned views (tuning.hpp)
   };
+  using xpose::cuda::UnalignedTileTuning;
+  using Element = xpose::cuda::ElementTileTuning<false>;
   // XPOSE_TEST_SMALL=1 (sanitizer runs): one shape and one pair of misalignments per size.
   const bool small = xpose_test::env_or("XPOSE_TEST_SMALL", 0) != 0;
   int ran = 0;
   // 16-byte elements are left out: their views are always 16-byte aligned.
-  for (const Case c : {Case{xpose::DType::u8, 128, 128}, Case{xpose::DType::u16, 64, 128}, Case{xpose::DType::f32, 64, 64},
-                       Case{xpose::DType::f64, 64, 64}})
+  for (const Case c : {Case{xpose::DType::u8, UnalignedTileTuning<1, false>::kRows, UnalignedTileTuning<1, false>::kCols},
+                       Case{xpose::DType::u16, UnalignedTileTuning<2, false>::kRows, UnalignedTileTuning<2, false>::kCols},
+                       Case{xpose::DType::f32, UnalignedTileTuning<4, false>::kRows, UnalignedTileTuning<4, false>::kCols},
+                       Case{xpose::DType::f64, Element::kRows, Element::kCols}})
     for (const int64_t batch : {1, 2}) {
       if (small && batch != 1) continue;
       // More than 4 large tiles per SM on any GPU up to 160 SMs (27 x 25 = 675), so `tile` takes the large shape.
@@ -256,12 +261,21 @@ TEST(PropertyCudaTile, ViewsEndingAtTheirAllocationMatchReference) {
     xpose::DType type;
     int64_t rows, cols;
   };
+  using xpose::cuda::UnalignedTileTuning;
+  using Element = xpose::cuda::ElementTileTuning<false>;
+  // 27 x 25 large tiles: more than 4 per SM on any GPU up to 160 SMs, so `tile` takes the large shape.
+  const auto large = [](xpose::DType type, int64_t tile_rows, int64_t tile_cols) {
+    return Case{type, tile_rows * 27, tile_cols * 25};
+  };
   const bool small = xpose_test::env_or("XPOSE_TEST_SMALL", 0) != 0;
   int ran = 0;
-  for (const Case c : {Case{xpose::DType::u8, 128 * 27, 128 * 25}, Case{xpose::DType::u8, 256, 256},
-                       Case{xpose::DType::u16, 64 * 27, 128 * 25}, Case{xpose::DType::u16, 128, 256},
-                       Case{xpose::DType::f32, 64 * 27, 64 * 25}, Case{xpose::DType::f32, 512, 512},
-                       Case{xpose::DType::f64, 64 * 27, 64 * 25}, Case{xpose::DType::f64, 256, 256}})
+  for (const Case c : {large(xpose::DType::u8, UnalignedTileTuning<1, false>::kRows, UnalignedTileTuning<1, false>::kCols),
+                       Case{xpose::DType::u8, 256, 256},
+                       large(xpose::DType::u16, UnalignedTileTuning<2, false>::kRows, UnalignedTileTuning<2, false>::kCols),
+                       Case{xpose::DType::u16, 128, 256},
+                       large(xpose::DType::f32, UnalignedTileTuning<4, false>::kRows, UnalignedTileTuning<4, false>::kCols),
+                       Case{xpose::DType::f32, 512, 512}, large(xpose::DType::f64, Element::kRows, Element::kCols),
+                       Case{xpose::DType::f64, 256, 256}})
     for (const int64_t pad : {1, 3}) {
       if (small && pad != 1) continue;
       xpose::Matrix m{c.rows, c.cols};
