@@ -1,6 +1,6 @@
 // The production 2D transpose kernel.
 //
-// A block moves one tile (TileTuning<Size, Compact>: kRows x kCols elements) per iteration:
+// A block moves one tile (TileShape: kRows x kCols elements) per iteration:
 //   1. load: the input tile's rows as 16-byte vectors (coalesced, several loads in flight per
 //      thread), stored to shared memory as whole 16-byte groups;
 //   2. transpose: each thread reads a micro-block of V = 16 / Size rows by K = word / Size columns
@@ -15,10 +15,11 @@
 // general form of the steps (load_realigned / store_realigned below): global accesses stay
 // aligned 16-byte vectors and each row's misalignment is undone in registers, between
 // neighbouring lanes (shuffles and funnel shifts). Unaligned views use an instantiation of their
-// own (General), with its own register cap; in it, full tiles away from the view's ends take an
-// unmasked variant of the general form where the tuning says so (load_realigned_full /
-// store_realigned_full). Unaligned views of 8-byte elements take the element form instead
-// (element_tile_kernel.cu), which measured faster for them.
+// own (TileShape's General: UnalignedTileTuning's shapes, longer output row segments, a halo row
+// block above the tile); in it, full tiles inside their output rows take an unmasked variant of
+// the general form where the tuning says so (load_realigned_full / store_realigned_full), which
+// stores every aligned vector of an output row whole. Unaligned views of 8-byte elements take the
+// element form instead (element_tile_kernel.cu), which measured faster for them.
 //
 // Blocks walk tiles with the input row-tile index fastest: neighbouring tiles of an output row
 // run at the same time, so the 32-byte sectors they share are completed in L2 before eviction.
@@ -75,11 +76,18 @@ struct TileShape {
   static constexpr int kRowBlocks = kRows / kPerVector;               // micro-blocks per column
   static constexpr int kLoadsPerThread = kRows * kVectorsPerRow / kThreads;
   static constexpr int kStoresPerThread = kRowBlocks * kWordsPerRow / kThreads;
+  // Unaligned shapes keep the previous row tile's last row block above the tile (its "halo"):
+  // each output row segment's first aligned vector straddles the two tiles, and the tile that
+  // stores it whole needs both parts (store_realigned_full).
+  static constexpr int kHaloRows = General ? kPerVector : 0;
+  static constexpr int kTileBytes = (kHaloRows + kRows) * kCols * Size;
   using Word = typename Element<kWordBytes>::type;
   static_assert(kLoadsPerThread * kThreads == kRows * kVectorsPerRow, "loads divide evenly");
   static_assert(kStoresPerThread * kThreads == kRowBlocks * kWordsPerRow, "stores divide evenly");
   static_assert((kWordsPerRow & (kWordsPerRow - 1)) == 0, "swizzle needs a power of two");
-  static_assert(kRows * kCols * Size <= 48 * 1024, "the tile is static shared memory");
+  static_assert(kTileBytes <= 48 * 1024, "the tile is static shared memory");
+  static_assert(kHaloRows * kVectorsPerRow <= kThreads, "one halo load per thread at most");
+  static_assert(General || !kUnmasked, "the unmasked form is for unaligned shapes");
 };
 template <int Size, bool Compact> using AlignedShape = TileShape<Size, TileTuning<Size, Compact>, false>;
 template <int Size, bool Compact> using UnalignedShape = TileShape<Size, UnalignedTileTuning<Size, Compact>, true>;
@@ -98,12 +106,13 @@ __device__ __forceinline__ int swizzle(int r, int w) {
   return w ^ (((r / S::kPerVector) * S::kWordsPerVector) & (S::kWordsPerRow - 1));
 }
 
-// Byte offset in shared memory of element (r, c) of the tile.
+// Byte offset in shared memory of element (r, c) of the tile; r from -kHaloRows (the halo).
 template <class S>
 __device__ __forceinline__ int tile_offset(int r, int c) {
   constexpr int Size = S::kSize;
-  const int w = swizzle<S>(r, c / S::kPerWord);
-  return (r * S::kWordsPerRow + w) * S::kWordBytes + (c % S::kPerWord) * Size;
+  const int p = r + S::kHaloRows;  // the physical row
+  const int w = swizzle<S>(p, c / S::kPerWord);
+  return (p * S::kWordsPerRow + w) * S::kWordBytes + (c % S::kPerWord) * Size;
 }
 
 // Output vector `column` (0..K-1) of a micro-block from its V words (rows) of K elements.
@@ -177,14 +186,32 @@ struct MicroBlock {
   int row_block, word_col;
   typename S::Word words[S::kPerVector];
   __device__ __forceinline__ MicroBlock(const uint8_t* tile, int slot)
-      : row_block(slot % S::kRowBlocks), word_col(slot / S::kRowBlocks) {
-    const int r = row_block * S::kPerVector;
-    const int w = swizzle<S>(r, word_col);
+      : MicroBlock(tile, slot % S::kRowBlocks, slot / S::kRowBlocks) {}
+  // Row block -1 is the halo.
+  __device__ __forceinline__ MicroBlock(const uint8_t* tile, int row_block_, int word_col_)
+      : row_block(row_block_), word_col(word_col_) {
+    const int p = row_block * S::kPerVector + S::kHaloRows;  // the physical row
+    const int w = swizzle<S>(p, word_col);
 #pragma unroll
     for (int e = 0; e < S::kPerVector; ++e)
-      words[e] = reinterpret_cast<const typename S::Word*>(tile)[(r + e) * S::kWordsPerRow + w];
+      words[e] = reinterpret_cast<const typename S::Word*>(tile)[(p + e) * S::kWordsPerRow + w];
   }
 };
+
+// The halo's micro-block above `block` (row block -1, the same word column), which the first lane
+// of each output row needs for the aligned vector its segment shares with the previous tile; the
+// other lanes get zeros.
+template <class S>
+__device__ __forceinline__ void read_halo(const uint8_t* tile, const MicroBlock<S>& block, bool needed,
+                                          typename S::Word (&halo)[S::kPerVector]) {
+#pragma unroll
+  for (int e = 0; e < S::kPerVector; ++e) halo[e] = typename S::Word{};
+  if (needed && block.row_block == 0) {
+    const MicroBlock<S> above(tile, -1, block.word_col);
+#pragma unroll
+    for (int e = 0; e < S::kPerVector; ++e) halo[e] = above.words[e];
+  }
+}
 
 // Steps 2 and 3, fast form: micro-blocks of V rows x K columns, row block fastest across the
 // threads so that a warp's 16-byte stores run along output rows.
@@ -211,8 +238,11 @@ __device__ __forceinline__ void store_vectors(const uint8_t* tile, uint8_t* __re
 //     funnel shift by the row's misalignment), stored to the same swizzled tile as the fast form;
 //   - store: the fast form's output vectors, which start at the output row segment's first
 //     element, are shifted by the segment's misalignment the same way (the previous lane's vector
-//     and the lane's own) and stored as aligned vectors; only the two vectors at the ends of a
-//     segment, which it shares with its neighbouring tiles, are written element by element.
+//     and the lane's own) and stored as aligned vectors. The aligned vector that two row tiles'
+//     segments of one output row share is stored whole by the second tile in unaligned shapes,
+//     which keep the first tile's last row block (the halo) above their tile; aligned shapes
+//     share none. Only the two vectors at an output row's ends are stored in pieces
+//     (SegmentOwnership, store_part).
 // Every lane takes part in every shuffle, so rows and columns outside the tile (edge tiles) are
 // handled by masking the loads and stores, never by skipping lanes.
 
@@ -357,12 +387,53 @@ __device__ __forceinline__ void load_realigned(const uint8_t* __restrict__ src, 
   }
 }
 
+// Loads the halo of an unaligned shape's tile: the previous row tile's last V rows (tile rows
+// -V..-1), realigned like load_realigned's rows, one chunk per thread at most.
+template <class S>
+__device__ __forceinline__ void load_halo(const uint8_t* __restrict__ src, int64_t ld_in, uint8_t* tile,
+                                          int cols_here, uintptr_t view_begin, uintptr_t view_end) {
+  constexpr int Size = S::kSize;
+  constexpr int kGroup = S::kVectorsPerRow;
+  constexpr int kSlots = S::kHaloRows * kGroup;
+  // Whole warps take part (the shuffles), the lanes past the halo's slots load nothing.
+  if (threadIdx.x >= (kSlots + 31) / 32 * 32) return;
+  const int lane = threadIdx.x % kGroup;
+  const int r = static_cast<int>(threadIdx.x) / kGroup - S::kHaloRows;  // -V..-1 for the slots
+  const bool mine = threadIdx.x < kSlots;
+  const uint8_t* row = src + r * ld_in * Size;
+  const int head = static_cast<int>(reinterpret_cast<uintptr_t>(row) & 15);
+  const uint8_t* first_chunk = row - head;
+  const int row_end = head + cols_here * Size;
+  uint4 chunk = make_uint4(0, 0, 0, 0), after = make_uint4(0, 0, 0, 0);
+  if (mine && lane * 16 < row_end) chunk = load_chunk<Size>(first_chunk + lane * 16, view_begin, view_end);
+  if (mine && lane == kGroup - 1 && kGroup * 16 < row_end)
+    after = load_chunk<Size>(first_chunk + kGroup * 16, view_begin, view_end);
+  uint4 next = shuffle_down<kGroup>(chunk, 1);
+  if (lane == kGroup - 1) next = after;
+  if (mine) *reinterpret_cast<uint4*>(tile + tile_offset<S>(r, lane * S::kPerVector)) = funnel_bytes(chunk, next, head);
+}
+
+// Which bytes of an output row segment a tile stores. The segment starts `head` bytes into an
+// aligned vector; in an unaligned shape's tile that is not the first of its output rows, that
+// vector is stored whole by this tile (its first `head` bytes are the previous tile's last ones,
+// from the halo), and the tile leaves its own last `head` bytes to the next tile's first vector.
+// So every aligned vector inside an output row is stored once, whole; only the two at the row's
+// ends are partial. Aligned shapes have head 0: a tile stores exactly its segment.
+struct SegmentOwnership {
+  int lo, hi;  // bytes [lo, hi) from the segment's start (lo in -15..0)
+  __device__ __forceinline__ SegmentOwnership(int head, int segment, int full_segment, bool takes_halo,
+                                              bool last_row_tile)
+      : lo(takes_halo ? -head : 0), hi(last_row_tile ? segment : full_segment - head) {}
+};
+
 // Steps 2 and 3, general form: the fast form's micro-blocks and output vectors (row block
 // fastest: a row's vectors are kRowBlocks consecutive lanes), realigned to each output row and
-// stored within tile columns [0, cols_here) and tile rows [0, rows_here).
+// stored within tile columns [0, cols_here) and tile rows [0, rows_here), each output row's
+// bytes as SegmentOwnership says. takes_halo: the tile stores the bytes before its segment in the
+// segment's first aligned vector (unaligned shapes, row tiles but the first, halo loaded).
 template <class S>
 __device__ __forceinline__ void store_realigned(const uint8_t* tile, uint8_t* __restrict__ dst, int64_t ld_out,
-                                                int rows_here, int cols_here) {
+                                                int rows_here, int cols_here, bool takes_halo, bool last_row_tile) {
   constexpr int Size = S::kSize;
   constexpr int kGroup = S::kRowBlocks;
   static_assert(32 % kGroup == 0 && S::kThreads % 32 == 0, "an output row's lanes lie in one warp");
@@ -375,23 +446,30 @@ __device__ __forceinline__ void store_realigned(const uint8_t* tile, uint8_t* __
   for (int k = 0; k < S::kStoresPerThread; ++k) {
     const MicroBlock<S> block(tile, threadIdx.x + k * S::kThreads);
     const int row_block = block.row_block;
+    typename S::Word halo[S::kPerVector];
+    if constexpr (S::kHaloRows > 0) read_halo<S>(tile, block, takes_halo, halo);
 #pragma unroll
     for (int column = 0; column < S::kPerWord; ++column) {
       const int c = block.word_col * S::kPerWord + column;
       const uint4 v = gather_column<S>(block.words, column);
-      const uint4 before = shuffle_up<kGroup>(v, 1);
+      uint4 before = shuffle_up<kGroup>(v, 1);
       if (c >= cols_here) continue;
       uint8_t* row = dst + c * ld_bytes;
       const int head = static_cast<int>(reinterpret_cast<uintptr_t>(row) & 15);
+      if constexpr (S::kHaloRows > 0) {
+        if (row_block == 0 && takes_halo) before = gather_column<S>(halo, column);
+      }
+      const SegmentOwnership own(head, segment, S::kRows * Size, takes_halo, last_row_tile);
       uint8_t* first_vector = row - head;
       // Aligned vector j holds the segment's bytes [16 j - head, 16 j - head + 16).
       const int begin = row_block * 16 - head;
-      const int lo = begin < 0 ? -begin : 0;
-      const int hi = segment - begin < 16 ? segment - begin : 16;
+      const int lo = own.lo - begin > 0 ? own.lo - begin : 0;
+      const int hi = own.hi - begin < 16 ? own.hi - begin : 16;
       if (hi > lo) store_part<Size>(first_vector + row_block * 16, funnel_bytes(before, v, 16 - head), lo, hi);
-      // The last lane also writes the vector after it: the segment's last `head` bytes.
+      // The last lane also writes the vector after it: the segment's last `head` bytes, where
+      // this tile owns them.
       if (row_block == kGroup - 1 && head != 0) {
-        const int tail_hi = segment - (begin + 16) < head ? segment - (begin + 16) : head;
+        const int tail_hi = own.hi - (begin + 16);  // at most head: own.hi <= segment <= 16 kGroup
         if (tail_hi > 0) store_part<Size>(first_vector + kGroup * 16, funnel_bytes(v, v, 16 - head), 0, tail_hi);
       }
     }
@@ -409,9 +487,24 @@ __device__ __forceinline__ void load_realigned_full(const uint8_t* __restrict__ 
   constexpr int Size = S::kSize;
   constexpr int kGroup = S::kVectorsPerRow;           // lanes of a tile row
   constexpr int kRowsPerPass = S::kThreads / kGroup;  // tile rows between a thread's loads
+  static_assert(S::kHaloRows <= kRowsPerPass, "the halo is at most one pass");
   const int lane = threadIdx.x % kGroup;
-  const int64_t pass_bytes = kRowsPerPass * ld_in * Size;
-  const uint8_t* row = src + (threadIdx.x / kGroup) * ld_in * Size;
+  const int64_t ld_bytes = ld_in * Size;
+  const int64_t pass_bytes = kRowsPerPass * ld_bytes;
+  // The halo (rows -V..-1) is loaded by the threads of the first V rows of a pass, in the same
+  // batch as the tile's rows: loaded after them, in a round trip of its own, it cost more than
+  // whole stores saved (docs/kernels.md v13).
+  const bool halo_lane = static_cast<int>(threadIdx.x) / kGroup < S::kHaloRows;
+  uint4 halo_chunk = make_uint4(0, 0, 0, 0), halo_after = make_uint4(0, 0, 0, 0);
+  int halo_head = 0;
+  if (halo_lane) {
+    const uint8_t* halo_row = src + (static_cast<int>(threadIdx.x) / kGroup - S::kHaloRows) * ld_bytes;
+    halo_head = static_cast<int>(reinterpret_cast<uintptr_t>(halo_row) & 15);
+    const uint8_t* at = halo_row - halo_head + lane * 16;
+    halo_chunk = __ldg(reinterpret_cast<const uint4*>(at));
+    if (lane == kGroup - 1 && halo_head != 0) halo_after = __ldg(reinterpret_cast<const uint4*>(at + 16));
+  }
+  const uint8_t* row = src + (threadIdx.x / kGroup) * ld_bytes;
   uint4 chunk[S::kLoadsPerThread], after[S::kLoadsPerThread];
   int head[S::kLoadsPerThread];
 #pragma unroll
@@ -430,46 +523,39 @@ __device__ __forceinline__ void load_realigned_full(const uint8_t* __restrict__ 
     *reinterpret_cast<uint4*>(tile + tile_offset<S>(r, lane * S::kPerVector)) =
         funnel_bytes(chunk[k], next, head[k]);
   }
+  if constexpr (S::kHaloRows > 0) {
+    uint4 next = shuffle_down<kGroup>(halo_chunk, 1);
+    if (lane == kGroup - 1) next = halo_after;
+    if (halo_lane)
+      *reinterpret_cast<uint4*>(tile + tile_offset<S>(static_cast<int>(threadIdx.x) / kGroup - S::kHaloRows,
+                                                      lane * S::kPerVector)) = funnel_bytes(halo_chunk, next, halo_head);
+  }
 }
 
-// The lane's register from the previous lane of its group of `Width`; the group's first lane
-// gets the last lane's.
-template <int Width>
-__device__ __forceinline__ uint4 rotate_up(uint4 v) {
-  const int from = (threadIdx.x % Width + Width - 1) % Width;
-  return make_uint4(__shfl_sync(0xffffffffu, v.x, from, Width), __shfl_sync(0xffffffffu, v.y, from, Width),
-                    __shfl_sync(0xffffffffu, v.z, from, Width), __shfl_sync(0xffffffffu, v.w, from, Width));
-}
-
-// Output row segments of a full tile are kRowBlocks * 16 bytes, so lane j's aligned vector j is
-// whole for j > 0. Lane 0 takes the segment's last vector as its predecessor: its funnelled
-// vector holds the segment's last `head` bytes (the start of the aligned vector after the
-// segment) and its first 16 - head bytes (the end of aligned vector 0), two partial stores of
-// one register.
+// Steps 2 and 3 for a full tile in the middle of its output rows (unaligned shapes; the halo
+// loaded): every lane stores one whole aligned vector per output row, lane j the segment's bytes
+// [16 j - head, 16 j - head + 16), lane 0's first part from the halo (SegmentOwnership). No
+// partial stores: the segment ends that the tile shares with its neighbours were, as pieces of
+// 1-8 bytes from one lane, most of what an unaligned view cost over an aligned one (H100,
+// docs/kernels.md v13).
 template <class S>
 __device__ __forceinline__ void store_realigned_full(const uint8_t* tile, uint8_t* __restrict__ dst, int64_t ld_out) {
-  constexpr int Size = S::kSize;
   constexpr int kGroup = S::kRowBlocks;
-  constexpr int kSegment = S::kRows * Size;
-  static_assert(kSegment == kGroup * 16, "a row block is one 16-byte vector of an output row");
-  const int64_t ld_bytes = ld_out * Size;
+  static_assert(S::kHaloRows > 0, "unaligned shapes only");
+  const int64_t ld_bytes = ld_out * S::kSize;
 #pragma unroll 1
   for (int k = 0; k < S::kStoresPerThread; ++k) {
     const MicroBlock<S> block(tile, threadIdx.x + k * S::kThreads);
     uint8_t* row = dst + block.word_col * S::kPerWord * ld_bytes;
+    typename S::Word halo[S::kPerVector];
+    read_halo<S>(tile, block, true, halo);
 #pragma unroll
     for (int column = 0; column < S::kPerWord; ++column, row += ld_bytes) {
       const uint4 v = gather_column<S>(block.words, column);
-      const uint4 before = rotate_up<kGroup>(v);
+      uint4 before = shuffle_up<kGroup>(v, 1);
       const int head = static_cast<int>(reinterpret_cast<uintptr_t>(row) & 15);
-      uint8_t* first_vector = row - head;
-      const uint4 aligned = funnel_bytes(before, v, 16 - head);
-      if (block.row_block != 0 || head == 0) {
-        *reinterpret_cast<uint4*>(first_vector + block.row_block * 16) = aligned;
-      } else {
-        store_part<Size>(first_vector, aligned, head, 16);
-        store_part<Size>(first_vector + kSegment, aligned, 0, head);
-      }
+      if (block.row_block == 0) before = gather_column<S>(halo, column);
+      *reinterpret_cast<uint4*>(row - head + block.row_block * 16) = funnel_bytes(before, v, 16 - head);
     }
   }
 }
@@ -483,8 +569,8 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
     tile_transpose_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, MatrixView m,
                           uintptr_t in_begin, uintptr_t in_end) {
   constexpr int Size = S::kSize;
-  // The swizzled tile, the same for both forms.
-  __shared__ __align__(16) uint8_t tile[S::kRows * S::kCols * Size];
+  // The swizzled tile, the same for both forms (unaligned shapes: with the halo above it).
+  __shared__ __align__(16) uint8_t tile[S::kTileBytes];
 
   const int64_t row_tiles = ceil_div(m.rows, S::kRows), col_tiles = ceil_div(m.cols, S::kCols);
   for (int64_t b = blockIdx.z; b < m.batch; b += gridDim.z)
@@ -494,28 +580,42 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
         const int rows_here = static_cast<int>(m.rows - r0 < S::kRows ? m.rows - r0 : S::kRows);
         const int cols_here = static_cast<int>(m.cols - c0 < S::kCols ? m.cols - c0 : S::kCols);
         const bool full = rows_here == S::kRows && cols_here == S::kCols;
+        const bool last_row_tile = rt == row_tiles - 1;
         const uint8_t* src = in + (b * m.stride_in + r0 * m.ld_in + c0) * Size;
         uint8_t* dst = out + (b * m.stride_out + c0 * m.ld_out + r0) * Size;
         // Both steps take the same form: the two forms lay the tile out differently.
-        const uintptr_t first = reinterpret_cast<uintptr_t>(src);
-        const uintptr_t last_end = first + ((S::kRows - 1) * m.ld_in + S::kCols) * Size;
-        if (!S::kGeneral && full) {
-          load_vectors<S>(src, m.ld_in, tile);
-          __syncthreads();
-          store_vectors<S>(tile, dst, m.ld_out);
-        } else if (S::kUnmasked && full && first >= in_begin + 16 && last_end + 16 <= in_end) {
-          // Every chunk the loads touch (at most 15 bytes before a row's first element and 15
-          // after its last) lies inside the view.
-          if constexpr (S::kUnmasked) {
-            load_realigned_full<S>(src, m.ld_in, tile);
+        if constexpr (!S::kGeneral) {
+          if (full) {
+            load_vectors<S>(src, m.ld_in, tile);
             __syncthreads();
-            store_realigned_full<S>(tile, dst, m.ld_out);
+            store_vectors<S>(tile, dst, m.ld_out);
+          } else {
+            constexpr int kBatch = S::kLoadsPerThread < 4 ? S::kLoadsPerThread : 4;
+            load_realigned<S, kBatch>(src, m.ld_in, tile, rows_here, cols_here, in_begin, in_end);
+            __syncthreads();
+            store_realigned<S>(tile, dst, m.ld_out, rows_here, cols_here, false, last_row_tile);
           }
         } else {
-          constexpr int kBatch = S::kGeneral || S::kLoadsPerThread < 4 ? S::kLoadsPerThread : 4;
-          load_realigned<S, kBatch>(src, m.ld_in, tile, rows_here, cols_here, in_begin, in_end);
-          __syncthreads();
-          store_realigned<S>(tile, dst, m.ld_out, rows_here, cols_here);
+          // Row tiles but the first take the previous tile's last row block (the halo) and store
+          // the aligned vector their output segments share with it.
+          const bool takes_halo = rt > 0;
+          // Every chunk of the tile's rows lies inside the view (at most 15 bytes before a row's
+          // first element and 15 after its last).
+          const uintptr_t first = reinterpret_cast<uintptr_t>(src);
+          const uintptr_t last_end = first + ((S::kRows - 1) * m.ld_in + S::kCols) * Size;
+          const bool inside = first >= in_begin + 16 && last_end + 16 <= in_end;
+          if (S::kUnmasked && full && takes_halo && !last_row_tile && inside) {
+            if constexpr (S::kUnmasked) {
+              load_realigned_full<S>(src, m.ld_in, tile);  // with the halo
+              __syncthreads();
+              store_realigned_full<S>(tile, dst, m.ld_out);
+            }
+          } else {
+            load_realigned<S, S::kLoadsPerThread>(src, m.ld_in, tile, rows_here, cols_here, in_begin, in_end);
+            if (takes_halo) load_halo<S>(src, m.ld_in, tile, cols_here, in_begin, in_end);
+            __syncthreads();
+            store_realigned<S>(tile, dst, m.ld_out, rows_here, cols_here, takes_halo, last_row_tile);
+          }
         }
         __syncthreads();  // the next tile reuses shared memory
       }

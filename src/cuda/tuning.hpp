@@ -19,7 +19,9 @@ template <int Size, bool Compact> struct TileTuning;
 
 // Blocks per SM is the lever that mattered most (docs/kernels.md, runs 5-7): 2 blocks per SM
 // (what the compiler picks with no cap for these shapes) loses 10-15 points.
-// u8 16384^2: 93% of memcpy with 4 blocks per SM, 90% with 3.
+// u8: on the H100 (2026-11-22, docs/kernels.md v12), 128 x 256 at 2 blocks per SM: 16384^2 95.5%
+// of memcpy, 8192^2 95.5; 128 x 128 at 4 blocks (the H200's choice: 93% there, 90% at 3): 93.2
+// and 93.9; 256 x 128 at 2-3 blocks 93.5 and 94-94.6. Wider input rows were what helped.
 template <> struct TileTuning<1, false> { static constexpr int kRows = 128, kCols = 256, kThreads = 256, kMinBlocks = 2; };
 // f16 16384^2: 93-97% with 3 blocks per SM, 89% with 4, 80% with 2.
 template <> struct TileTuning<2, false> { static constexpr int kRows = 64, kCols = 128, kThreads = 256, kMinBlocks = 3; };
@@ -39,14 +41,26 @@ template <> struct TileTuning<16, true> { static constexpr int kRows = 16, kCols
 // UnalignedTileTuning: the tile kernel's instantiation for views whose rows are not 16-byte
 // aligned (odd leading dimensions), which takes only the general form (realigning loads and
 // stores) for 1-, 2-, 4- and 16-byte elements; unaligned 8-byte views take the element form
-// (ElementTileTuning, below). kUnmasked: whether full tiles inside the view take the general
-// form's unmasked variant (load_realigned_full / store_realigned_full).
-// Measured on an H100, 2026-11-22, 8191 x 8193 (% of memcpy; docs/kernels.md v11 and v12):
-// (figures: see the entries below and docs/kernels.md v12)
+// (ElementTileTuning, below). kUnmasked: whether full tiles inside their output rows take the
+// general form's unmasked variant (load_realigned_full / store_realigned_full).
+// What decides these views is the output side: with the input's leading dimension padded to
+// 16 bytes and the output's left odd, 8191 x 8193 ran as slowly as with both odd, and with the
+// output's padded as fast as aligned (u8 84 / 93, f16 89 / 94, f32 92 / 94.5 % of memcpy;
+// 8-byte elements, in the element form, the other way round). So the shapes here make output row
+// segments long (kRows * size: u8 256 bytes, f16 and f32 512, the most a warp's 32 vectors cover),
+// and every aligned vector of an output row is stored whole once (the halo, tile_kernel.cu).
+// H100, 2026-11-22, 8191 x 8193, % of memcpy (docs/kernels.md v12, v13):
+//   u8: 128 x 128 (the aligned shape of then) 74-76, 256 x 128 at 2 blocks per SM 83, 512 x 64
+//   73, 256 x 64 at 3-4 blocks 81-83, 128 x 256 67; with whole vectors 88.3 (12345 x 6789: 89.5);
+//   f16: 64 x 128 masked 77.7, 256 x 64 unmasked at 2 blocks 88.5, 128 x 64 unmasked 88.3, 128 x
+//   128 masked 75; with whole vectors 91;
+//   f32: 64 x 64 at 3 blocks 90, 128 x 64 at 3 92.5, 128 x 32 91.5, 64 x 128 89.6; with whole
+//   vectors 92 at 3 blocks (4 bytes spilled), 93.4 at 2.
+// The compact shapes follow the large ones' choice of form (not measured on their own).
 template <int Size, bool Compact> struct UnalignedTileTuning;
 template <> struct UnalignedTileTuning<1, false> { static constexpr int kRows = 256, kCols = 128, kThreads = 256, kMinBlocks = 2; static constexpr bool kUnmasked = true; };
 template <> struct UnalignedTileTuning<2, false> { static constexpr int kRows = 256, kCols = 64, kThreads = 256, kMinBlocks = 2; static constexpr bool kUnmasked = true; };
-template <> struct UnalignedTileTuning<4, false> { static constexpr int kRows = 128, kCols = 64, kThreads = 256, kMinBlocks = 3; static constexpr bool kUnmasked = true; };
+template <> struct UnalignedTileTuning<4, false> { static constexpr int kRows = 128, kCols = 64, kThreads = 256, kMinBlocks = 2; static constexpr bool kUnmasked = true; };
 template <> struct UnalignedTileTuning<16, false> { static constexpr int kRows = 32, kCols = 32, kThreads = 256, kMinBlocks = 3; static constexpr bool kUnmasked = false; };
 
 // The compact shapes: the aligned family's compact shapes, no register cap.
