@@ -16,9 +16,9 @@
 // aligned 16-byte vectors and each row's misalignment is undone in registers, between
 // neighbouring lanes (shuffles and funnel shifts). Unaligned views use an instantiation of their
 // own (TileShape's General: UnalignedTileTuning's shapes, longer output row segments, a halo row
-// block above the tile); in it, full tiles inside their output rows take an unmasked variant of
-// the general form where the tuning says so (load_realigned_full / store_realigned_full), which
-// stores every aligned vector of an output row whole. Unaligned views of 8-byte elements take the
+// block above the tile); in it, full tiles inside the view take an unmasked variant of the
+// general form where the tuning says so (load_realigned_full / store_realigned_full), which
+// stores every aligned vector inside an output row whole. Unaligned views of 8-byte elements take the
 // element form instead (element_tile_kernel.cu), which measured faster for them.
 //
 // Blocks walk tiles with the input row-tile index fastest: neighbouring tiles of an output row
@@ -483,7 +483,8 @@ __device__ __forceinline__ void store_realigned(const uint8_t* tile, uint8_t* __
 // warp and tile in the masked form (3.8x the aligned form's), most of them address arithmetic and
 // bounds checks around 9 memory instructions.
 template <class S>
-__device__ __forceinline__ void load_realigned_full(const uint8_t* __restrict__ src, int64_t ld_in, uint8_t* tile) {
+__device__ __forceinline__ void load_realigned_full(const uint8_t* __restrict__ src, int64_t ld_in, uint8_t* tile,
+                                                    bool takes_halo) {
   constexpr int Size = S::kSize;
   constexpr int kGroup = S::kVectorsPerRow;           // lanes of a tile row
   constexpr int kRowsPerPass = S::kThreads / kGroup;  // tile rows between a thread's loads
@@ -494,7 +495,7 @@ __device__ __forceinline__ void load_realigned_full(const uint8_t* __restrict__ 
   // The halo (rows -V..-1) is loaded by the threads of the first V rows of a pass, in the same
   // batch as the tile's rows: loaded after them, in a round trip of its own, it cost more than
   // whole stores saved (docs/kernels.md v13).
-  const bool halo_lane = static_cast<int>(threadIdx.x) / kGroup < S::kHaloRows;
+  const bool halo_lane = takes_halo && static_cast<int>(threadIdx.x) / kGroup < S::kHaloRows;
   uint4 halo_chunk = make_uint4(0, 0, 0, 0), halo_after = make_uint4(0, 0, 0, 0);
   int halo_head = 0;
   if (halo_lane) {
@@ -532,30 +533,41 @@ __device__ __forceinline__ void load_realigned_full(const uint8_t* __restrict__ 
   }
 }
 
-// Steps 2 and 3 for a full tile in the middle of its output rows (unaligned shapes; the halo
-// loaded): every lane stores one whole aligned vector per output row, lane j the segment's bytes
-// [16 j - head, 16 j - head + 16), lane 0's first part from the halo (SegmentOwnership). No
-// partial stores: the segment ends that the tile shares with its neighbours were, as pieces of
-// 1-8 bytes from one lane, most of what an unaligned view cost over an aligned one (H100,
-// docs/kernels.md v13).
+// Steps 2 and 3 for a full tile of an unaligned shape: every lane stores one whole aligned vector
+// per output row, lane j the segment's bytes [16 j - head, 16 j - head + 16), lane 0's first part
+// from the halo (SegmentOwnership). No partial stores inside an output row: the segment ends that
+// a tile shares with its neighbours were, as pieces of 1-8 bytes from one lane, most of what an
+// unaligned view cost over an aligned one (H100, docs/kernels.md v13). Only the first row tile
+// (no halo: lane 0 stores the row's first bytes) and the last (its last lane also stores the
+// row's last `head` bytes) store pieces.
 template <class S>
-__device__ __forceinline__ void store_realigned_full(const uint8_t* tile, uint8_t* __restrict__ dst, int64_t ld_out) {
+__device__ __forceinline__ void store_realigned_full(const uint8_t* tile, uint8_t* __restrict__ dst, int64_t ld_out,
+                                                     bool takes_halo, bool last_row_tile) {
+  constexpr int Size = S::kSize;
   constexpr int kGroup = S::kRowBlocks;
   static_assert(S::kHaloRows > 0, "unaligned shapes only");
-  const int64_t ld_bytes = ld_out * S::kSize;
+  const int64_t ld_bytes = ld_out * Size;
 #pragma unroll 1
   for (int k = 0; k < S::kStoresPerThread; ++k) {
     const MicroBlock<S> block(tile, threadIdx.x + k * S::kThreads);
     uint8_t* row = dst + block.word_col * S::kPerWord * ld_bytes;
     typename S::Word halo[S::kPerVector];
-    read_halo<S>(tile, block, true, halo);
+    read_halo<S>(tile, block, takes_halo, halo);
 #pragma unroll
     for (int column = 0; column < S::kPerWord; ++column, row += ld_bytes) {
       const uint4 v = gather_column<S>(block.words, column);
       uint4 before = shuffle_up<kGroup>(v, 1);
       const int head = static_cast<int>(reinterpret_cast<uintptr_t>(row) & 15);
-      if (block.row_block == 0) before = gather_column<S>(halo, column);
-      *reinterpret_cast<uint4*>(row - head + block.row_block * 16) = funnel_bytes(before, v, 16 - head);
+      if (block.row_block == 0 && takes_halo) before = gather_column<S>(halo, column);
+      uint8_t* first_vector = row - head;
+      const uint4 aligned = funnel_bytes(before, v, 16 - head);
+      if (block.row_block != 0 || takes_halo || head == 0) {
+        *reinterpret_cast<uint4*>(first_vector + block.row_block * 16) = aligned;
+      } else {
+        store_part<Size>(first_vector, aligned, head, 16);  // the output row's first bytes
+      }
+      if (last_row_tile && block.row_block == kGroup - 1 && head != 0)  // the output row's last bytes
+        store_part<Size>(first_vector + kGroup * 16, funnel_bytes(v, v, 16 - head), 0, head);
     }
   }
 }
@@ -604,11 +616,11 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
           const uintptr_t first = reinterpret_cast<uintptr_t>(src);
           const uintptr_t last_end = first + ((S::kRows - 1) * m.ld_in + S::kCols) * Size;
           const bool inside = first >= in_begin + 16 && last_end + 16 <= in_end;
-          if (S::kUnmasked && full && takes_halo && !last_row_tile && inside) {
+          if (S::kUnmasked && full && inside) {
             if constexpr (S::kUnmasked) {
-              load_realigned_full<S>(src, m.ld_in, tile);  // with the halo
+              load_realigned_full<S>(src, m.ld_in, tile, takes_halo);
               __syncthreads();
-              store_realigned_full<S>(tile, dst, m.ld_out);
+              store_realigned_full<S>(tile, dst, m.ld_out, takes_halo, last_row_tile);
             }
           } else {
             load_realigned<S, S::kLoadsPerThread>(src, m.ld_in, tile, rows_here, cols_here, in_begin, in_end);

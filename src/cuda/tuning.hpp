@@ -41,7 +41,7 @@ template <> struct TileTuning<16, true> { static constexpr int kRows = 16, kCols
 // UnalignedTileTuning: the tile kernel's instantiation for views whose rows are not 16-byte
 // aligned (odd leading dimensions), which takes only the general form (realigning loads and
 // stores) for 1-, 2-, 4- and 16-byte elements; unaligned 8-byte views take the element form
-// (ElementTileTuning, below). kUnmasked: whether full tiles inside their output rows take the
+// (ElementTileTuning, below). kUnmasked: whether full tiles inside the view take the
 // general form's unmasked variant (load_realigned_full / store_realigned_full).
 // What decides these views is the output side: with the input's leading dimension padded to
 // 16 bytes and the output's left odd, 8191 x 8193 ran as slowly as with both odd, and with the
