@@ -539,10 +539,13 @@ __device__ __forceinline__ void load_realigned_full(const uint8_t* __restrict__ 
 // a tile shares with its neighbours were, as pieces of 1-8 bytes from one lane, most of what an
 // unaligned view cost over an aligned one (H100, docs/kernels.md v13). Only the first row tile
 // (no halo: lane 0 stores the row's first bytes) and the last (its last lane also stores the
-// row's last `head` bytes) store pieces.
-template <class S>
+// row's last `head` bytes) store pieces, in their own instantiation (RowEnds): the branches cost
+// the tiles inside the output rows about a point when they were compiled into their code.
+template <class S, bool RowEnds>
 __device__ __forceinline__ void store_realigned_full(const uint8_t* tile, uint8_t* __restrict__ dst, int64_t ld_out,
-                                                     bool takes_halo, bool last_row_tile) {
+                                                     bool takes_halo_, bool last_row_tile_) {
+  const bool takes_halo = RowEnds ? takes_halo_ : true;
+  const bool last_row_tile = RowEnds ? last_row_tile_ : false;
   constexpr int Size = S::kSize;
   constexpr int kGroup = S::kRowBlocks;
   static_assert(S::kHaloRows > 0, "unaligned shapes only");
@@ -620,7 +623,10 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
             if constexpr (S::kUnmasked) {
               load_realigned_full<S>(src, m.ld_in, tile, takes_halo);
               __syncthreads();
-              store_realigned_full<S>(tile, dst, m.ld_out, takes_halo, last_row_tile);
+              if (takes_halo && !last_row_tile)
+                store_realigned_full<S, false>(tile, dst, m.ld_out, true, false);
+              else
+                store_realigned_full<S, true>(tile, dst, m.ld_out, takes_halo, last_row_tile);
             }
           } else {
             load_realigned<S, S::kLoadsPerThread>(src, m.ld_in, tile, rows_here, cols_here, in_begin, in_end);
