@@ -85,6 +85,9 @@ struct TileShape {
   static_assert(kLoadsPerThread * kThreads == kRows * kVectorsPerRow, "loads divide evenly");
   static_assert(kStoresPerThread * kThreads == kRowBlocks * kWordsPerRow, "stores divide evenly");
   static_assert((kWordsPerRow & (kWordsPerRow - 1)) == 0, "swizzle needs a power of two");
+  // Output row segments are whole 16-byte vectors, so every row tile of an output row starts at the
+  // same misalignment (`head`), which SegmentOwnership relies on.
+  static_assert(kRows % kPerVector == 0 && kCols % kPerVector == 0, "segments are whole 16-byte vectors");
   static_assert(kTileBytes <= 48 * 1024, "the tile is static shared memory");
   static_assert(kHaloRows * kVectorsPerRow <= kThreads, "one halo load per thread at most");
   static_assert(General || !kUnmasked, "the unmasked form is for unaligned shapes");
@@ -577,8 +580,9 @@ __device__ __forceinline__ void store_realigned_full(const uint8_t* tile, uint8_
 
 // S::kGeneral: the instantiation for views that are not 16-byte aligned, which only ever takes
 // the general form. It has a shape and register cap of its own (UnalignedTileTuning) and takes
-// all of a tile's loads in one batch: its realigning loads hold two chunks per load, which the
-// fast form's cap does not leave room for.
+// all of a tile's loads in one batch (the halo too in the unmasked form; the masked form loads it
+// after the tile's rows): its realigning loads hold two chunks per load, which the fast form's
+// cap does not leave room for.
 template <class S>
 __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
     tile_transpose_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, MatrixView m,
@@ -615,7 +619,9 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
           // the aligned vector their output segments share with it.
           const bool takes_halo = rt > 0;
           // Every chunk of the tile's rows lies inside the view (at most 15 bytes before a row's
-          // first element and 15 after its last).
+          // first element and 15 after its last). The unmasked halo loads need no check of their
+          // own: a tile with a halo is at least kRows - V rows into its matrix, and a full tile's
+          // rows are at least 64 bytes apart.
           const uintptr_t first = reinterpret_cast<uintptr_t>(src);
           const uintptr_t last_end = first + ((S::kRows - 1) * m.ld_in + S::kCols) * Size;
           const bool inside = first >= in_begin + 16 && last_end + 16 <= in_end;
@@ -671,6 +677,8 @@ Status launch(const void* in, void* out, const detail::Transpose2D& p, gpu::Stre
   if (aligned) return launch_family<AlignedShape, Size>(in, out, p, stream);
   // Unaligned 8-byte views: one element per access (element_tile_kernel.cu), which picks its own shape.
   if constexpr (Size == 8) return launch_element_tile_transpose(in, out, p, stream);
+  // 16-byte elements are always aligned: Plan::execute rejects pointers not aligned to the element.
+  else if constexpr (Size == 16) return detail::fail(Status::internal_error, "a 16-byte element view that is not 16-byte aligned");
   else return launch_family<UnalignedShape, Size>(in, out, p, stream);
 }
 

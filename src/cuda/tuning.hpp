@@ -9,16 +9,18 @@
 // quarter of that, for problems too small to give every SM several large tiles. kMinBlocks caps
 // registers so that that many blocks fit on an SM (1: no cap).
 //
-// TileTuning: measured on an NVIDIA H200 (132 SMs, cudaMemcpy D2D 4.2 TB/s), 2026-11-22;
-// docs/kernels.md has the runs behind each entry (bench/results/2026-11-22-nvidia-h200-*.json).
+// TileTuning: measured on an NVIDIA H200 (132 SMs, cudaMemcpy D2D 4.2 TB/s), 2026-11-22, except
+// the large u8 shape (H100 only, not re-measured on an H200); docs/kernels.md has the runs behind
+// each entry (bench/results/2026-11-22-nvidia-h200-*.json, ...-h100-*).
 #pragma once
 
 namespace xpose::cuda {
 
 template <int Size, bool Compact> struct TileTuning;
 
-// Blocks per SM is the lever that mattered most (docs/kernels.md, runs 5-7): 2 blocks per SM
-// (what the compiler picks with no cap for these shapes) loses 10-15 points.
+// Blocks per SM is the lever that mattered most (docs/kernels.md, runs 5-7): for the f16 and f32
+// shapes below, 2 blocks per SM (what the compiler picks with no cap) loses 10-15 points; the
+// larger u8 tile runs best at 2.
 // u8: on the H100 (2026-11-22, docs/kernels.md v12), 128 x 256 at 2 blocks per SM: 16384^2 95.5%
 // of memcpy, 8192^2 95.5; 128 x 128 at 4 blocks (the H200's choice: 93% there, 90% at 3): 93.2
 // and 93.9; 256 x 128 at 2-3 blocks 93.5 and 94-94.6. Wider input rows were what helped.
@@ -40,8 +42,9 @@ template <> struct TileTuning<16, true> { static constexpr int kRows = 16, kCols
 
 // UnalignedTileTuning: the tile kernel's instantiation for views whose rows are not 16-byte
 // aligned (odd leading dimensions), which takes only the general form (realigning loads and
-// stores) for 1-, 2-, 4- and 16-byte elements; unaligned 8-byte views take the element form
-// (ElementTileTuning, below). kUnmasked: whether full tiles inside the view take the
+// stores) for 1-, 2- and 4-byte elements; unaligned 8-byte views take the element form
+// (ElementTileTuning, below), and 16-byte views are always aligned (Plan::execute rejects
+// pointers not aligned to the element). kUnmasked: whether full tiles inside the view take the
 // general form's unmasked variant (load_realigned_full / store_realigned_full).
 // What decides these views is the output side: with the input's leading dimension padded to
 // 16 bytes and the output's left odd, 8191 x 8193 ran as slowly as with both odd, and with the
@@ -61,13 +64,11 @@ template <int Size, bool Compact> struct UnalignedTileTuning;
 template <> struct UnalignedTileTuning<1, false> { static constexpr int kRows = 256, kCols = 128, kThreads = 256, kMinBlocks = 2; static constexpr bool kUnmasked = true; };
 template <> struct UnalignedTileTuning<2, false> { static constexpr int kRows = 256, kCols = 64, kThreads = 256, kMinBlocks = 2; static constexpr bool kUnmasked = true; };
 template <> struct UnalignedTileTuning<4, false> { static constexpr int kRows = 128, kCols = 64, kThreads = 256, kMinBlocks = 2; static constexpr bool kUnmasked = true; };
-template <> struct UnalignedTileTuning<16, false> { static constexpr int kRows = 32, kCols = 32, kThreads = 256, kMinBlocks = 3; static constexpr bool kUnmasked = false; };
 
 // The compact shapes: the aligned family's compact shapes, no register cap.
 template <> struct UnalignedTileTuning<1, true> : TileTuning<1, true> { static constexpr bool kUnmasked = true; };
 template <> struct UnalignedTileTuning<2, true> : TileTuning<2, true> { static constexpr bool kUnmasked = true; };
 template <> struct UnalignedTileTuning<4, true> : TileTuning<4, true> { static constexpr bool kUnmasked = true; };
-template <> struct UnalignedTileTuning<16, true> : TileTuning<16, true> { static constexpr bool kUnmasked = false; };
 
 // The element form for unaligned 8-byte views (element_tile_kernel.cu): one element per access.
 // 8193 x 8191 f64 on an H100, 2026-11-22: 93.1% of memcpy with 2 blocks per SM (90 registers),
