@@ -8,7 +8,12 @@ namespace xpose::cuda {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int kStagingBytes = 16384;  // shared memory per block, as for the tile kernel
+// Shared memory per block: the interleave's 16 KiB; the deinterleave's 32 KiB, in chunks whose
+// output row segments are whole 128-byte lines (docs/kernels.md v14: 4194304 x 33 f32 from 89.7
+// to 93.8% of memcpy on an H100, against 16 KiB chunks of 16-byte multiples, 480-byte segments).
+constexpr int kInterleaveStagingBytes = 16384;
+constexpr int kDeinterleaveStagingBytes = 32768;
+constexpr int kLineBytes = 128;
 
 template <typename T>
 union VectorOf {
@@ -86,7 +91,7 @@ __global__ void __launch_bounds__(kThreads)
     interleave_kernel(const T* __restrict__ in, T* __restrict__ out, MatrixView m, int n,
                       bool in_aligned, bool out_aligned) {
   constexpr int V = 16 / sizeof(T);
-  __shared__ __align__(16) T staging[kStagingBytes / sizeof(T)];
+  __shared__ __align__(16) T staging[kInterleaveStagingBytes / sizeof(T)];
   const int rows = static_cast<int>(m.rows);
   const int64_t chunks = ceil_div(m.cols, n);
   for (int64_t b = blockIdx.z; b < m.batch; b += gridDim.z)
@@ -117,13 +122,36 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
-// Deinterleave: block = `n` input rows x all `cols` columns; the input run is n * cols elements.
+// Deinterleave: block = `n` input rows x all `cols` columns; the input run is n * cols elements,
+// staged row after row. Each output row c gets the chunk's elements i0 .. i0 + rows_here (input
+// rows), read from the staging at stride `cols`, and is stored as the aligned 16-byte vectors of
+// that row: they start `head` elements before i0 (the output row's misalignment there), inner
+// vectors are stored whole and the two at the segment's ends element by element, so odd leading
+// dimensions keep vector stores (they took one store per element before: 2684354 x 100 u8 12%,
+// 2796202 x 48 f32 74% of memcpy on an H100).
+//
+// The staging layout and the lanes' arrangement depend on the element size:
+//   - 4- to 16-byte elements: skewed by one element in 32 (the column reads, lanes V rows apart,
+//     would meet few banks), loaded element by element; lanes take one output row's vectors;
+//   - 1- and 2-byte elements: not skewed, loaded as 16-byte vectors (the skewed load took a
+//     shared-memory store per byte, which with the column reads held u8 at 39% of memcpy); a warp
+//     takes 4 output rows side by side (lane % 4) by 8 vectors, so that a read instruction's lanes
+//     meet 4 neighbouring columns of 8 rows V apart: for odd `cols` every bank once.
+template <typename T>
+struct DeinterleaveLayout {
+  static constexpr bool kSkewed = sizeof(T) >= 4;
+  static constexpr int kRowsSideBySide = kSkewed ? 1 : 4;  // output rows a warp covers at once
+  __device__ __forceinline__ static int index(int e) { return kSkewed ? skewed(e) : e; }
+};
+
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
-    deinterleave_kernel(const T* __restrict__ in, T* __restrict__ out, MatrixView m, int n,
-                        bool in_aligned, bool out_aligned) {
+    deinterleave_kernel(const T* __restrict__ in, T* __restrict__ out, MatrixView m, int n, bool in_aligned,
+                        bool out_aligned) {
   constexpr int V = 16 / sizeof(T);
-  __shared__ __align__(16) T staging[kStagingBytes / sizeof(T)];
+  using Layout = DeinterleaveLayout<T>;
+  constexpr int kSide = Layout::kRowsSideBySide;
+  __shared__ __align__(16) T staging[kDeinterleaveStagingBytes / sizeof(T)];
   const int cols = static_cast<int>(m.cols);
   const int64_t chunks = ceil_div(m.rows, n);
   for (int64_t b = blockIdx.z; b < m.batch; b += gridDim.z)
@@ -131,20 +159,38 @@ __global__ void __launch_bounds__(kThreads)
          chunk += int64_t(gridDim.x) * gridDim.y) {
       const int64_t i0 = chunk * n;
       const int rows_here = static_cast<int>(m.rows - i0 < n ? m.rows - i0 : n);
-      load_skewed(in + b * m.stride_in + i0 * cols, staging, rows_here * cols, in_aligned);
+      const T* run = in + b * m.stride_in + i0 * cols;
+      if constexpr (Layout::kSkewed) {
+        load_skewed(run, staging, rows_here * cols, in_aligned);
+      } else {
+        load_rows(run, 0, staging, 0, 1, rows_here * cols, in_aligned);
+      }
       __syncthreads();
-      // Output row c, elements i0 .. i0 + rows_here: staging[i * cols + c].
-      const int vectors_per_row = (rows_here + V - 1) / V;
-      for (int slot = threadIdx.x; slot < cols * vectors_per_row; slot += blockDim.x) {
-        const int c = slot / vectors_per_row, i = (slot % vectors_per_row) * V;
+      // One more vector per row than the segment's length needs where rows are misaligned; with
+      // every row aligned (out_aligned), none, and no head to find: the per-vector arithmetic cost
+      // up to 2 points on views of 2 to 8 columns.
+      const int vectors_per_row = rows_here / V + (rows_here % V != 0) + !out_aligned;
+      const int groups = (cols + kSide - 1) / kSide;
+      for (int slot = threadIdx.x; slot < groups * vectors_per_row * kSide; slot += blockDim.x) {
+        const int side = slot % kSide, rest = slot / kSide;
+        const int c = (rest / vectors_per_row) * kSide + side, v = rest % vectors_per_row;
+        if (c >= cols) continue;
+        T* row = out + b * m.stride_out + c * m.ld_out + i0;  // the segment's first element
+        const int head = out_aligned ? 0 : static_cast<int>(reinterpret_cast<uintptr_t>(row) % 16 / sizeof(T));
+        const int first = v * V - head;  // the vector's first element, from the segment's start
+        if (first >= rows_here || first + V <= 0) continue;
         VectorOf<T> packed;
 #pragma unroll
-        for (int t = 0; t < V; ++t) packed.e[t] = i + t < rows_here ? staging[skewed((i + t) * cols + c)] : T{};
-        T* dst = out + b * m.stride_out + c * m.ld_out + i0 + i;
-        if (out_aligned && i + V <= rows_here) {
-          *reinterpret_cast<uint4*>(dst) = packed.v;
+        for (int t = 0; t < V; ++t) {
+          const int i = first + t;
+          packed.e[t] = i >= 0 && i < rows_here ? staging[Layout::index(i * cols + c)] : T{};
+        }
+        if (first >= 0 && first + V <= rows_here) {
+          *reinterpret_cast<uint4*>(row + first) = packed.v;
         } else {
-          for (int t = 0; t < V && i + t < rows_here; ++t) dst[t] = packed.e[t];
+#pragma unroll
+          for (int t = 0; t < V; ++t)
+            if (first + t >= 0 && first + t < rows_here) row[first + t] = packed.e[t];
         }
       }
       __syncthreads();
@@ -158,15 +204,17 @@ bool aligned16(const void* p, int64_t a, int64_t b, int size) {
 // Elements per chunk: as many as fill the staging buffer, a multiple of the vector width.
 int chunk_length(int64_t other_side, int size) {
   const int per_vector = 16 / size;
-  const int64_t n = kStagingBytes / size / other_side;
+  const int64_t n = kInterleaveStagingBytes / size / other_side;
   return static_cast<int>(n / per_vector * per_vector);
 }
 
-// Deinterleave's staging holds the skewed run: n * cols elements plus one in 32.
+// Deinterleave's staging holds the run, n * cols elements (plus one in 32 where it is skewed), n a
+// multiple of a 128-byte line where that many rows fit.
 int deinterleave_chunk(int64_t cols, int size) {
   const int per_vector = 16 / size;
-  const int64_t n = (kStagingBytes / size) * 32 / 33 / cols;
-  return static_cast<int>(n / per_vector * per_vector);
+  const int64_t n = (kDeinterleaveStagingBytes / size) * 32 / 33 / cols;
+  const int round = n >= kLineBytes / size ? kLineBytes / size : per_vector;
+  return static_cast<int>(n / round * round);
 }
 
 int tile_rows_for(int size) {

@@ -79,15 +79,19 @@ template <> struct ElementTileTuning<false> { static constexpr int kRows = 64, k
 template <> struct ElementTileTuning<true> { static constexpr int kRows = 32, kCols = 32, kThreads = 128, kMinBlocks = 1; };
 
 // The production rule takes `deinterleave` up to this many columns and the tile kernel above
-// (deinterleave_fits alone allows fewer columns than the aligned large tile's width). 4-byte
-// elements, H100, 2026-11-22, about 512 MB each, % of memcpy, deinterleave / tile: 33 columns
-// 91.4 / 72.8, 40 94.3 / 79.6, 48 90.5 / 85.5, 56 77.5 / 90.7, 63 74.0 / 93.3
-// (bench/results/2026-11-22-nvidia-h100-deinterleave-columns.txt). The other sizes were not
-// measured and keep the width the aligned tile had then, less one (u8 128, f16 128, f64 64, c128 32).
+// (deinterleave_fits alone allows fewer columns than the aligned large tile's width). H100, % of
+// memcpy, deinterleave / tile, about 256-512 MB each:
+//   4-byte elements (2026-11-22, bench/results/2026-11-22-nvidia-h100-deinterleave-columns.txt):
+//   33 columns 91.4 / 72.8, 40 94.3 / 79.6, 48 90.5 / 85.5, 56 77.5 / 90.7, 63 74.0 / 93.3;
+//   1- and 2-byte elements (2026-11-23, the deinterleave of v14, docs/kernels.md;
+//   bench/results/2026-11-23-nvidia-h100-deinterleave-sizes.txt): u8 33 columns 63 / 32, 64
+//   55.5 / 32, 100 59 / 68, 127 60 / 76; f16 33 85 / 56, 60 78 / 80.6, 100 48 / 69, 127 82 / 74.
+//   8- and 16-byte elements keep the width the aligned tile had then, less one (f64 60 columns
+//   93 / 83, c128 31 columns 93 / 91 in the same run).
 constexpr int deinterleave_max_cols(int size) {
   switch (size) {
-    case 1: return 127;
-    case 2: return 127;
+    case 1: return 64;
+    case 2: return 60;
     case 4: return 48;
     case 8: return 63;
     default: return 31;

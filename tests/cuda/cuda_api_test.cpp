@@ -86,11 +86,12 @@ TEST_F(TransposeCuda, AutoTakesDeinterleaveOnlyForFewColumns) {
   EXPECT_EQ(chosen(4096, 48, DType::f32), "deinterleave");
   EXPECT_EQ(chosen(4096, 49, DType::f32), "tile");
   EXPECT_EQ(chosen(4096, 63, DType::f32), "tile");
-  EXPECT_EQ(chosen(4096, 63, DType::u8), "deinterleave");  // other sizes keep the old tile width
-  EXPECT_EQ(chosen(4096, 127, DType::u8), "deinterleave");
-  EXPECT_EQ(chosen(4096, 128, DType::u8), "tile");      // the aligned u8 tile is now 256 wide
-  EXPECT_EQ(chosen(4096, 127, DType::f16), "deinterleave");
-  EXPECT_EQ(chosen(4096, 128, DType::f16), "tile");
+  EXPECT_EQ(chosen(4096, 64, DType::u8), "deinterleave");
+  EXPECT_EQ(chosen(4096, 65, DType::u8), "tile");
+  EXPECT_EQ(chosen(4096, 60, DType::f16), "deinterleave");
+  EXPECT_EQ(chosen(4096, 61, DType::f16), "tile");
+  EXPECT_EQ(chosen(4096, 63, DType::f64), "deinterleave");  // 8- and 16-byte elements: the old tile width
+  EXPECT_EQ(chosen(4096, 64, DType::f64), "tile");
 }
 
 TEST_F(TransposeCuda, HostPointersAreRejected) {

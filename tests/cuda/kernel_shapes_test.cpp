@@ -78,11 +78,11 @@ TEST_P(TransposeCudaKernel, SkinnyShapesMatchReference) {
 }
 
 // Few columns, on both sides of the production rule's deinterleave limit for 4-byte elements
-// (48 columns, tuning.hpp): several deinterleave chunks and a partial last one, a padded
-// (unaligned) output, a batch.
+// (48 columns, tuning.hpp): several deinterleave chunks and a partial last one, padded and odd
+// (unaligned) output rows, whose vectors straddle the chunks, up to the 1-byte limit, a batch.
 TEST_P(TransposeCudaKernel, FewColumnsMatchReference) {
   expect_all({{1000, 4}, {1000, 5}, {1000, 33}, {1000, 48}, {1000, 49}, {1000, 63}, {20011, 33}, {4099, 31},
-              {1000, 33, 0, 1003}, {997, 33, 0, 0, 3}});
+              {1000, 33, 0, 1003}, {997, 33, 0, 0, 3}, {100003, 7}, {5001, 100}, {3001, 127, 0, 3005}});
 }
 
 TEST_P(TransposeCudaKernel, StridedShapesLeavePaddingUntouched) {
