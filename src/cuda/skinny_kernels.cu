@@ -137,23 +137,102 @@ __global__ void __launch_bounds__(kThreads)
 //   - 1- and 2-byte elements: not skewed, loaded as 16-byte vectors (the skewed load took a
 //     shared-memory store per byte, which with the column reads held u8 at 39% of memcpy); a warp
 //     takes 4 output rows side by side (lane % 4) by 8 vectors, so that a read instruction's lanes
-//     meet 4 neighbouring columns of 8 rows V apart: for odd `cols` every bank once.
+//     meet 4 neighbouring columns of 8 rows V apart: for odd `cols` every bank once; for even
+//     `cols` the 16-byte chunks are swizzled (swizzled_chunk) to the same end.
+// H100, % of memcpy, against 9f6f59d in the same run (docs/kernels.md v14): u8 x 33 39.6 -> 89.4,
+// odd rows 12.9 -> 83.1, x 8-64 39 -> 55-57; f16 x 33 61.3 -> 92.6, odd rows 26 -> 77.3; f32 x 33
+// 89.7 -> 91.8, odd rows 81.5 -> 90.0, x 2 100.3 -> 99.7, x 8 98.2 -> 96.5.
+
+// 16-byte chunk k of a staged run of 1- or 2-byte elements, swizzled: XOR of its place in its
+// 128-byte line with a function of the line, so that reads `cols` elements apart for an even
+// `cols` (rows V apart: whole lines apart) still meet every bank.
+__device__ __forceinline__ int swizzled_chunk(int k) {
+  const int line = k >> 3;
+  return k ^ ((line ^ (line >> 3)) & 7);
+}
+
 template <typename T>
 struct DeinterleaveLayout {
   static constexpr bool kSkewed = sizeof(T) >= 4;
   static constexpr int kRowsSideBySide = kSkewed ? 1 : 4;  // output rows a warp covers at once
-  __device__ __forceinline__ static int index(int e) { return kSkewed ? skewed(e) : e; }
+  static constexpr int V = 16 / sizeof(T);
+  bool swizzled;  // 1- and 2-byte elements with an even `cols`
+  __device__ __forceinline__ int index(int e) const {
+    if (kSkewed) return skewed(e);
+    return swizzled ? swizzled_chunk(e / V) * V + e % V : e;
+  }
 };
+
+// The run of `count` elements into the staging, for 1- and 2-byte elements: 16-byte vectors
+// (swizzled chunks where the layout says so), several in flight per thread.
+template <typename T>
+__device__ __forceinline__ void load_run(const T* __restrict__ src, T* dst, int count, bool aligned,
+                                         DeinterleaveLayout<T> layout) {
+  constexpr int V = 16 / sizeof(T);
+  constexpr int kBatch = 4;  // vectors in flight per thread
+  const int vectors = aligned ? count / V : 0;
+  for (int base = 0; base < vectors; base += kBatch * blockDim.x) {
+    uint4 loaded[kBatch];
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k) {
+      const int v = base + k * blockDim.x + threadIdx.x;
+      if (v < vectors) loaded[k] = __ldg(reinterpret_cast<const uint4*>(src) + v);
+    }
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k) {
+      const int v = base + k * blockDim.x + threadIdx.x;
+      if (v < vectors) reinterpret_cast<uint4*>(dst)[layout.index(v * V) / V] = loaded[k];
+    }
+  }
+  for (int e = vectors * V + threadIdx.x; e < count; e += blockDim.x) dst[layout.index(e)] = src[e];
+}
+
+// The deinterleave's stores for one chunk: output rows c = 0..cols-1, each the segment of
+// rows_here elements at segment + c * ld_out, from staged element i * cols + c. Aligned: every
+// output row is 16-byte aligned at its segment's start (no head, no spare vector: the general
+// arithmetic cost f32 views of 2 to 17 columns 2-3 points, and a spare vector per row shifts the
+// 1- and 2-byte warps' 4 x 8 arrangement off the rows: 8388608 x 33 u8 63% of memcpy with it, 78%
+// without).
+template <typename T, bool Aligned>
+__device__ __forceinline__ void store_segments(const T* staging, T* segment, int64_t ld_out, int cols,
+                                               int rows_here, DeinterleaveLayout<T> layout) {
+  constexpr int V = 16 / sizeof(T);
+  constexpr int kSide = DeinterleaveLayout<T>::kRowsSideBySide;
+  // One more vector per row than the segment's length needs where rows are misaligned.
+  const int vectors_per_row = rows_here / V + (rows_here % V != 0) + !Aligned;
+  const int groups = (cols + kSide - 1) / kSide;
+  for (int slot = threadIdx.x; slot < groups * vectors_per_row * kSide; slot += blockDim.x) {
+    const int side = slot % kSide, rest = slot / kSide;
+    const int c = (rest / vectors_per_row) * kSide + side, v = rest % vectors_per_row;
+    if (kSide > 1 && c >= cols) continue;
+    T* row = segment + c * ld_out;
+    const int head = Aligned ? 0 : static_cast<int>(reinterpret_cast<uintptr_t>(row) % 16 / sizeof(T));
+    const int first = v * V - head;  // the vector's first element, from the segment's start
+    if (!Aligned && (first >= rows_here || first + V <= 0)) continue;
+    VectorOf<T> packed;
+#pragma unroll
+    for (int t = 0; t < V; ++t) {
+      const int i = first + t;
+      packed.e[t] = (Aligned || i >= 0) && i < rows_here ? staging[layout.index(i * cols + c)] : T{};
+    }
+    if ((Aligned || first >= 0) && first + V <= rows_here) {
+      *reinterpret_cast<uint4*>(row + first) = packed.v;
+    } else {
+#pragma unroll
+      for (int t = 0; t < V; ++t)
+        if ((Aligned || first + t >= 0) && first + t < rows_here) row[first + t] = packed.e[t];
+    }
+  }
+}
 
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
     deinterleave_kernel(const T* __restrict__ in, T* __restrict__ out, MatrixView m, int n, bool in_aligned,
                         bool out_aligned) {
-  constexpr int V = 16 / sizeof(T);
   using Layout = DeinterleaveLayout<T>;
-  constexpr int kSide = Layout::kRowsSideBySide;
   __shared__ __align__(16) T staging[kDeinterleaveStagingBytes / sizeof(T)];
   const int cols = static_cast<int>(m.cols);
+  const Layout layout{cols % 2 == 0};
   const int64_t chunks = ceil_div(m.rows, n);
   for (int64_t b = blockIdx.z; b < m.batch; b += gridDim.z)
     for (int64_t chunk = blockIdx.x + int64_t(blockIdx.y) * gridDim.x; chunk < chunks;
@@ -164,37 +243,14 @@ __global__ void __launch_bounds__(kThreads)
       if constexpr (Layout::kSkewed) {
         load_skewed(run, staging, rows_here * cols, in_aligned);
       } else {
-        load_rows(run, 0, staging, 0, 1, rows_here * cols, in_aligned);
+        load_run(run, staging, rows_here * cols, in_aligned, layout);
       }
       __syncthreads();
-      // One more vector per row than the segment's length needs where rows are misaligned; with
-      // every row aligned (out_aligned), none, and no head to find: a spare vector per row also
-      // shifts the 1- and 2-byte warps' 4 x 8 arrangement off the rows (8388608 x 33 u8 63% of
-      // memcpy with it, 78% without, H100, two runs on different machines).
-      const int vectors_per_row = rows_here / V + (rows_here % V != 0) + !out_aligned;
-      const int groups = (cols + kSide - 1) / kSide;
-      for (int slot = threadIdx.x; slot < groups * vectors_per_row * kSide; slot += blockDim.x) {
-        const int side = slot % kSide, rest = slot / kSide;
-        const int c = (rest / vectors_per_row) * kSide + side, v = rest % vectors_per_row;
-        if (c >= cols) continue;
-        T* row = out + b * m.stride_out + c * m.ld_out + i0;  // the segment's first element
-        const int head = out_aligned ? 0 : static_cast<int>(reinterpret_cast<uintptr_t>(row) % 16 / sizeof(T));
-        const int first = v * V - head;  // the vector's first element, from the segment's start
-        if (first >= rows_here || first + V <= 0) continue;
-        VectorOf<T> packed;
-#pragma unroll
-        for (int t = 0; t < V; ++t) {
-          const int i = first + t;
-          packed.e[t] = i >= 0 && i < rows_here ? staging[Layout::index(i * cols + c)] : T{};
-        }
-        if (first >= 0 && first + V <= rows_here) {
-          *reinterpret_cast<uint4*>(row + first) = packed.v;
-        } else {
-#pragma unroll
-          for (int t = 0; t < V; ++t)
-            if (first + t >= 0 && first + t < rows_here) row[first + t] = packed.e[t];
-        }
-      }
+      T* segment = out + b * m.stride_out + i0;
+      if (out_aligned)
+        store_segments<T, true>(staging, segment, m.ld_out, cols, rows_here, layout);
+      else
+        store_segments<T, false>(staging, segment, m.ld_out, cols, rows_here, layout);
       __syncthreads();
     }
 }
