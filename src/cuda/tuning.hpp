@@ -83,9 +83,10 @@ template <> struct ElementTileTuning<true> { static constexpr int kRows = 32, kC
 // memcpy, deinterleave / tile, about 256-512 MB each:
 //   4-byte elements (2026-11-22, bench/results/2026-11-22-nvidia-h100-deinterleave-columns.txt):
 //   33 columns 91.4 / 72.8, 40 94.3 / 79.6, 48 90.5 / 85.5, 56 77.5 / 90.7, 63 74.0 / 93.3;
-//   1- and 2-byte elements (2026-11-23, the deinterleave of v14, docs/kernels.md;
+//   1- and 2-byte elements (2026-11-23, the first v14 deinterleave, 23ca127, docs/kernels.md;
 //   bench/results/2026-11-23-nvidia-h100-deinterleave-sizes.txt): u8 33 columns 63 / 32, 64
 //   55.5 / 32, 100 59 / 68, 127 60 / 76; f16 33 85 / 56, 60 78 / 80.6, 100 48 / 69, 127 82 / 74.
+//   The final v14 (a9009e6): u8 33 columns 89, 64 56; f16 60 80.6 / 80.6 (not re-swept above).
 //   8- and 16-byte elements keep the width the aligned tile had then, less one (f64 60 columns
 //   93 / 83, c128 31 columns 93 / 91 in the same run).
 constexpr int deinterleave_max_cols(int size) {
