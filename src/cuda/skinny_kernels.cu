@@ -144,7 +144,8 @@ __global__ void __launch_bounds__(kThreads)
 //     `cols` the 16-byte chunks are swizzled (swizzled_chunk) to the same end.
 // H100, % of memcpy, against 9f6f59d in the same run (docs/kernels.md v14): u8 x 33 39.6 -> 89.4,
 // odd rows 12.9 -> 83.1, x 8-64 39 -> 55-57; f16 x 33 61.3 -> 92.6, odd rows 26 -> 77.3; f32 x 33
-// 89.7 -> 91.8, odd rows 81.5 -> 90.0, x 2 100.3 -> 99.7, x 8 98.2 -> 96.5.
+// 89.7 -> 91.8, odd rows 81.5 -> 90.0, x 2 100.3 -> 99.7, x 8 98.2 -> 96.5 (and then the loads of
+// load_skewed, all in flight: x 33 -> 94.9, x 8 -> 98.2, x 2 -> 100.7).
 
 // 16-byte chunk k of a staged run of 1- or 2-byte elements, swizzled: XOR of its place in its
 // 128-byte line with a function of the line, so that reads `cols` elements apart for an even
