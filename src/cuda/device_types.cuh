@@ -42,6 +42,30 @@ inline dim3 clamped_grid(int64_t x, int64_t y, int64_t z) {
 
 __host__ __device__ inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// Where a Rows x Cols tile of the input lies: tile (rt, ct) of matrix b, its first row and column,
+// how much of it is inside the view (edge tiles hold fewer rows or columns), and the view's
+// row tiles (so that a kernel can tell the last one).
+struct TileAt {
+  int64_t b, rt, ct, r0, c0, row_tiles;
+  int rows_here, cols_here;
+};
+
+// Calls tile(TileAt) for every tile of the view this block takes, with the grid clamped by
+// clamped_grid(row tiles, column tiles, batch): input row-tile index fastest (blockIdx.x), so
+// that neighbouring tiles of an output row run at the same time.
+template <int Rows, int Cols, class F>
+__device__ __forceinline__ void for_each_tile(const MatrixView& m, F&& tile) {
+  const int64_t row_tiles = ceil_div(m.rows, Rows), col_tiles = ceil_div(m.cols, Cols);
+  for (int64_t b = blockIdx.z; b < m.batch; b += gridDim.z)
+    for (int64_t ct = blockIdx.y; ct < col_tiles; ct += gridDim.y)
+      for (int64_t rt = blockIdx.x; rt < row_tiles; rt += gridDim.x) {
+        const int64_t r0 = rt * Rows, c0 = ct * Cols;
+        const int rows_here = static_cast<int>(m.rows - r0 < Rows ? m.rows - r0 : Rows);
+        const int cols_here = static_cast<int>(m.cols - c0 < Cols ? m.cols - c0 : Cols);
+        tile(TileAt{b, rt, ct, r0, c0, row_tiles, rows_here, cols_here});
+      }
+}
+
 // Calls f(std::integral_constant<int, Size>) for the element size; false for another size.
 template <typename F>
 bool dispatch_size(int size, F&& f) {

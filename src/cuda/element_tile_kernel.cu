@@ -40,35 +40,30 @@ __global__ void __launch_bounds__(ElementTileShape<Compact>::kThreads, MinBlocks
 
   const int load_row = threadIdx.x / S::kCols, load_col = threadIdx.x % S::kCols;
   const int store_col = threadIdx.x / S::kRows, store_row = threadIdx.x % S::kRows;
-  const int64_t row_tiles = ceil_div(m.rows, S::kRows), col_tiles = ceil_div(m.cols, S::kCols);
-  for (int64_t b = blockIdx.z; b < m.batch; b += gridDim.z)
-    for (int64_t ct = blockIdx.y; ct < col_tiles; ct += gridDim.y)
-      for (int64_t rt = blockIdx.x; rt < row_tiles; rt += gridDim.x) {
-        const int64_t r0 = rt * S::kRows, c0 = ct * S::kCols;
-        const int rows_here = static_cast<int>(m.rows - r0 < S::kRows ? m.rows - r0 : S::kRows);
-        const int cols_here = static_cast<int>(m.cols - c0 < S::kCols ? m.cols - c0 : S::kCols);
-        const bool full = rows_here == S::kRows && cols_here == S::kCols;
-        const T* src = reinterpret_cast<const T*>(in) + b * m.stride_in + (r0 + load_row) * m.ld_in + c0 + load_col;
-        T* dst = reinterpret_cast<T*>(out) + b * m.stride_out + (c0 + store_col) * m.ld_out + r0 + store_row;
-        // Every load in flight before the first shared-memory store.
-        T loaded[S::kPerThread];
+  for_each_tile<S::kRows, S::kCols>(m, [&](const TileAt& at) {
+    const int rows_here = at.rows_here, cols_here = at.cols_here;
+    const bool full = rows_here == S::kRows && cols_here == S::kCols;
+    const T* src = reinterpret_cast<const T*>(in) + at.b * m.stride_in + (at.r0 + load_row) * m.ld_in + at.c0 + load_col;
+    T* dst = reinterpret_cast<T*>(out) + at.b * m.stride_out + (at.c0 + store_col) * m.ld_out + at.r0 + store_row;
+    // Every load in flight before the first shared-memory store.
+    T loaded[S::kPerThread];
 #pragma unroll
-        for (int k = 0; k < S::kPerThread; ++k) {
-          const int r = load_row + k * S::kRowStep;
-          loaded[k] = 0;
-          if (full || (r < rows_here && load_col < cols_here)) loaded[k] = __ldg(src + k * S::kRowStep * m.ld_in);
-        }
+    for (int k = 0; k < S::kPerThread; ++k) {
+      const int r = load_row + k * S::kRowStep;
+      loaded[k] = 0;
+      if (full || (r < rows_here && load_col < cols_here)) loaded[k] = __ldg(src + k * S::kRowStep * m.ld_in);
+    }
 #pragma unroll
-        for (int k = 0; k < S::kPerThread; ++k) tile[(load_row + k * S::kRowStep) * S::kPitch + load_col] = loaded[k];
-        __syncthreads();
+    for (int k = 0; k < S::kPerThread; ++k) tile[(load_row + k * S::kRowStep) * S::kPitch + load_col] = loaded[k];
+    __syncthreads();
 #pragma unroll
-        for (int k = 0; k < S::kPerThread; ++k) {
-          const int c = store_col + k * S::kColStep;
-          if (full || (c < cols_here && store_row < rows_here))
-            dst[k * S::kColStep * m.ld_out] = tile[store_row * S::kPitch + c];
-        }
-        __syncthreads();  // the next tile reuses shared memory
-      }
+    for (int k = 0; k < S::kPerThread; ++k) {
+      const int c = store_col + k * S::kColStep;
+      if (full || (c < cols_here && store_row < rows_here))
+        dst[k * S::kColStep * m.ld_out] = tile[store_row * S::kPitch + c];
+    }
+    __syncthreads();  // the next tile reuses shared memory
+  });
 }
 
 template <bool Compact>

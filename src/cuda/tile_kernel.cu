@@ -591,58 +591,53 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
   // The swizzled tile, the same for both forms (unaligned shapes: with the halo above it).
   __shared__ __align__(16) uint8_t tile[S::kTileBytes];
 
-  const int64_t row_tiles = ceil_div(m.rows, S::kRows), col_tiles = ceil_div(m.cols, S::kCols);
-  for (int64_t b = blockIdx.z; b < m.batch; b += gridDim.z)
-    for (int64_t ct = blockIdx.y; ct < col_tiles; ct += gridDim.y)
-      for (int64_t rt = blockIdx.x; rt < row_tiles; rt += gridDim.x) {
-        const int64_t r0 = rt * S::kRows, c0 = ct * S::kCols;
-        const int rows_here = static_cast<int>(m.rows - r0 < S::kRows ? m.rows - r0 : S::kRows);
-        const int cols_here = static_cast<int>(m.cols - c0 < S::kCols ? m.cols - c0 : S::kCols);
-        const bool full = rows_here == S::kRows && cols_here == S::kCols;
-        const bool last_row_tile = rt == row_tiles - 1;
-        const uint8_t* src = in + (b * m.stride_in + r0 * m.ld_in + c0) * Size;
-        uint8_t* dst = out + (b * m.stride_out + c0 * m.ld_out + r0) * Size;
-        // Both steps take the same form: the two forms lay the tile out differently.
-        if constexpr (!S::kGeneral) {
-          if (full) {
-            load_vectors<S>(src, m.ld_in, tile);
-            __syncthreads();
-            store_vectors<S>(tile, dst, m.ld_out);
-          } else {
-            constexpr int kBatch = S::kLoadsPerThread < 4 ? S::kLoadsPerThread : 4;
-            load_realigned<S, kBatch>(src, m.ld_in, tile, rows_here, cols_here, in_begin, in_end);
-            __syncthreads();
-            store_realigned<S>(tile, dst, m.ld_out, rows_here, cols_here, false, last_row_tile);
-          }
-        } else {
-          // Row tiles but the first take the previous tile's last row block (the halo) and store
-          // the aligned vector their output segments share with it.
-          const bool takes_halo = rt > 0;
-          // Every chunk of the tile's rows lies inside the view (at most 15 bytes before a row's
-          // first element and 15 after its last). The unmasked halo loads need no check of their
-          // own: a tile with a halo is at least kRows - V rows into its matrix, and a full tile's
-          // rows are at least 64 bytes apart.
-          const uintptr_t first = reinterpret_cast<uintptr_t>(src);
-          const uintptr_t last_end = first + ((S::kRows - 1) * m.ld_in + S::kCols) * Size;
-          const bool inside = first >= in_begin + 16 && last_end + 16 <= in_end;
-          if (S::kUnmasked && full && inside) {
-            if constexpr (S::kUnmasked) {
-              load_realigned_full<S>(src, m.ld_in, tile, takes_halo);
-              __syncthreads();
-              if (takes_halo && !last_row_tile)
-                store_realigned_full<S, false>(tile, dst, m.ld_out, true, false);
-              else
-                store_realigned_full<S, true>(tile, dst, m.ld_out, takes_halo, last_row_tile);
-            }
-          } else {
-            load_realigned<S, S::kLoadsPerThread>(src, m.ld_in, tile, rows_here, cols_here, in_begin, in_end);
-            if (takes_halo) load_halo<S>(src, m.ld_in, tile, cols_here, in_begin, in_end);
-            __syncthreads();
-            store_realigned<S>(tile, dst, m.ld_out, rows_here, cols_here, takes_halo, last_row_tile);
-          }
-        }
-        __syncthreads();  // the next tile reuses shared memory
+  for_each_tile<S::kRows, S::kCols>(m, [&](const TileAt& at) {
+    const int rows_here = at.rows_here, cols_here = at.cols_here;
+    const bool full = rows_here == S::kRows && cols_here == S::kCols;
+    const bool last_row_tile = at.rt == at.row_tiles - 1;
+    const uint8_t* src = in + (at.b * m.stride_in + at.r0 * m.ld_in + at.c0) * Size;
+    uint8_t* dst = out + (at.b * m.stride_out + at.c0 * m.ld_out + at.r0) * Size;
+    // Both steps take the same form: the two forms lay the tile out differently.
+    if constexpr (!S::kGeneral) {
+      if (full) {
+        load_vectors<S>(src, m.ld_in, tile);
+        __syncthreads();
+        store_vectors<S>(tile, dst, m.ld_out);
+      } else {
+        constexpr int kBatch = S::kLoadsPerThread < 4 ? S::kLoadsPerThread : 4;
+        load_realigned<S, kBatch>(src, m.ld_in, tile, rows_here, cols_here, in_begin, in_end);
+        __syncthreads();
+        store_realigned<S>(tile, dst, m.ld_out, rows_here, cols_here, false, last_row_tile);
       }
+    } else {
+      // Row tiles but the first take the previous tile's last row block (the halo) and store
+      // the aligned vector their output segments share with it.
+      const bool takes_halo = at.rt > 0;
+      // Every chunk of the tile's rows lies inside the view (at most 15 bytes before a row's
+      // first element and 15 after its last). The unmasked halo loads need no check of their
+      // own: a tile with a halo is at least kRows - V rows into its matrix, and a full tile's
+      // rows are at least 64 bytes apart.
+      const uintptr_t first = reinterpret_cast<uintptr_t>(src);
+      const uintptr_t last_end = first + ((S::kRows - 1) * m.ld_in + S::kCols) * Size;
+      const bool inside = first >= in_begin + 16 && last_end + 16 <= in_end;
+      if (S::kUnmasked && full && inside) {
+        if constexpr (S::kUnmasked) {
+          load_realigned_full<S>(src, m.ld_in, tile, takes_halo);
+          __syncthreads();
+          if (takes_halo && !last_row_tile)
+            store_realigned_full<S, false>(tile, dst, m.ld_out, true, false);
+          else
+            store_realigned_full<S, true>(tile, dst, m.ld_out, takes_halo, last_row_tile);
+        }
+      } else {
+        load_realigned<S, S::kLoadsPerThread>(src, m.ld_in, tile, rows_here, cols_here, in_begin, in_end);
+        if (takes_halo) load_halo<S>(src, m.ld_in, tile, cols_here, in_begin, in_end);
+        __syncthreads();
+        store_realigned<S>(tile, dst, m.ld_out, rows_here, cols_here, takes_halo, last_row_tile);
+      }
+    }
+    __syncthreads();  // the next tile reuses shared memory
+  });
 }
 
 bool vectors_aligned(const void* base, int64_t ld, int64_t stride, int size) {
