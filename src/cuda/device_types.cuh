@@ -66,6 +66,27 @@ __device__ __forceinline__ void for_each_tile(const MatrixView& m, F&& tile) {
       }
 }
 
+// Read-only loads of kernel input that ask L2 to fetch the whole aligned 256-byte block around
+// the address from DRAM (PTX ld.global.nc with .L2::256B). A transpose reads each input row in
+// short segments (a tile's width) that start anywhere in a 256-byte block when the row stride is
+// not a multiple of 256 bytes; fetched sector by sector, those segments cost DRAM throughput: with
+// the same code and bytes, 8192^2 f32 with rows of 8208 elements ran at 92.8% of memcpy against
+// 97.3 with 8192 (ncu: same DRAM and L2 bytes, DRAM throughput 82.8 against 85.6% of peak). With
+// whole blocks fetched (the neighbouring tile finds the rest in L2): 95.9, and odd shapes 92-93 ->
+// 95.7-96.5 for f32 (H100, docs/kernels.md v15). Aligned squares did not move.
+__device__ __forceinline__ uint4 load_input_vector(const void* address) {
+  uint4 v;
+  asm("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+      : "l"(address));
+  return v;
+}
+__device__ __forceinline__ unsigned long long load_input_u64(const void* address) {
+  unsigned long long v;
+  asm("ld.global.nc.L2::256B.u64 %0, [%1];" : "=l"(v) : "l"(address));
+  return v;
+}
+
 // Calls f(std::integral_constant<int, Size>) for the element size; false for another size.
 template <typename F>
 bool dispatch_size(int size, F&& f) {

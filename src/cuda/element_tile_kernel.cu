@@ -51,7 +51,7 @@ __global__ void __launch_bounds__(ElementTileShape<Compact>::kThreads, MinBlocks
     for (int k = 0; k < S::kPerThread; ++k) {
       const int r = load_row + k * S::kRowStep;
       loaded[k] = 0;
-      if (full || (r < rows_here && load_col < cols_here)) loaded[k] = __ldg(src + k * S::kRowStep * m.ld_in);
+      if (full || (r < rows_here && load_col < cols_here)) loaded[k] = load_input_u64(src + k * S::kRowStep * m.ld_in);
     }
 #pragma unroll
     for (int k = 0; k < S::kPerThread; ++k) tile[(load_row + k * S::kRowStep) * S::kPitch + load_col] = loaded[k];

@@ -37,7 +37,7 @@ __device__ __forceinline__ void load_rows(const T* __restrict__ src, int64_t ld,
 #pragma unroll
       for (int k = 0; k < kBatch; ++k) {
         const int slot = base + k * blockDim.x + threadIdx.x, i = slot / vectors, v = slot % vectors;
-        if (slot < slots) loaded[k] = __ldg(reinterpret_cast<const uint4*>(src + i * ld) + v);
+        if (slot < slots) loaded[k] = load_input_vector(reinterpret_cast<const uint4*>(src + i * ld) + v);
       }
 #pragma unroll
       for (int k = 0; k < kBatch; ++k) {
@@ -74,7 +74,7 @@ __device__ __forceinline__ void load_skewed(const T* __restrict__ src, T* dst, i
 #pragma unroll
     for (int k = 0; k < kBatch; ++k) {
       const int v = base + k * blockDim.x + threadIdx.x;
-      if (v < vectors) loaded[k].v = __ldg(reinterpret_cast<const uint4*>(src) + v);
+      if (v < vectors) loaded[k].v = load_input_vector(reinterpret_cast<const uint4*>(src) + v);
     }
 #pragma unroll
     for (int k = 0; k < kBatch; ++k) {
@@ -180,7 +180,7 @@ __device__ __forceinline__ void load_run(const T* __restrict__ src, T* dst, int 
 #pragma unroll
     for (int k = 0; k < kBatch; ++k) {
       const int v = base + k * blockDim.x + threadIdx.x;
-      if (v < vectors) loaded[k] = __ldg(reinterpret_cast<const uint4*>(src) + v);
+      if (v < vectors) loaded[k] = load_input_vector(reinterpret_cast<const uint4*>(src) + v);
     }
 #pragma unroll
     for (int k = 0; k < kBatch; ++k) {

@@ -2,7 +2,8 @@
 //
 // A block moves one tile (TileShape: kRows x kCols elements) per iteration:
 //   1. load: the input tile's rows as 16-byte vectors (coalesced, several loads in flight per
-//      thread), stored to shared memory as whole 16-byte groups;
+//      thread, L2 fetching whole 256-byte blocks: load_input_vector), stored to shared memory as
+//      whole 16-byte groups;
 //   2. transpose: each thread reads a micro-block of V = 16 / Size rows by K = word / Size columns
 //      as shared-memory words (4 bytes for 1- and 2-byte elements, else mostly 16: see
 //      tile_word_bytes), transposes it in registers (byte permutes for small elements, element
@@ -171,7 +172,7 @@ __device__ __forceinline__ void load_vectors(const uint8_t* __restrict__ src, in
   for (int k = 0; k < S::kLoadsPerThread; ++k) {
     const int slot = threadIdx.x + k * S::kThreads;
     const int r = slot / S::kVectorsPerRow, c = (slot % S::kVectorsPerRow) * S::kPerVector;
-    loaded[k] = __ldg(reinterpret_cast<const uint4*>(src + (r * ld_in + c) * Size));
+    loaded[k] = load_input_vector(src + (r * ld_in + c) * Size);
   }
 #pragma unroll
   for (int k = 0; k < S::kLoadsPerThread; ++k) {
@@ -286,7 +287,7 @@ template <int Size>
 __device__ __forceinline__ uint4 load_chunk(const uint8_t* address, uintptr_t begin, uintptr_t end) {
   using T = typename Element<Size>::type;
   const uintptr_t at = reinterpret_cast<uintptr_t>(address);
-  if (at >= begin && at + 16 <= end) return __ldg(reinterpret_cast<const uint4*>(address));
+  if (at >= begin && at + 16 <= end) return load_input_vector(address);
   VectorOf<T> chunk;
   chunk.v = make_uint4(0, 0, 0, 0);
 #pragma unroll
@@ -505,8 +506,8 @@ __device__ __forceinline__ void load_realigned_full(const uint8_t* __restrict__ 
     const uint8_t* halo_row = src + (static_cast<int>(threadIdx.x) / kGroup - S::kHaloRows) * ld_bytes;
     halo_head = static_cast<int>(reinterpret_cast<uintptr_t>(halo_row) & 15);
     const uint8_t* at = halo_row - halo_head + lane * 16;
-    halo_chunk = __ldg(reinterpret_cast<const uint4*>(at));
-    if (lane == kGroup - 1 && halo_head != 0) halo_after = __ldg(reinterpret_cast<const uint4*>(at + 16));
+    halo_chunk = load_input_vector(at);
+    if (lane == kGroup - 1 && halo_head != 0) halo_after = load_input_vector(at + 16);
   }
   const uint8_t* row = src + (threadIdx.x / kGroup) * ld_bytes;
   uint4 chunk[S::kLoadsPerThread], after[S::kLoadsPerThread];
@@ -515,9 +516,9 @@ __device__ __forceinline__ void load_realigned_full(const uint8_t* __restrict__ 
   for (int k = 0; k < S::kLoadsPerThread; ++k, row += pass_bytes) {
     head[k] = static_cast<int>(reinterpret_cast<uintptr_t>(row) & 15);
     const uint8_t* at = row - head[k] + lane * 16;
-    chunk[k] = __ldg(reinterpret_cast<const uint4*>(at));
+    chunk[k] = load_input_vector(at);
     after[k] = make_uint4(0, 0, 0, 0);
-    if (lane == kGroup - 1 && head[k] != 0) after[k] = __ldg(reinterpret_cast<const uint4*>(at + 16));
+    if (lane == kGroup - 1 && head[k] != 0) after[k] = load_input_vector(at + 16);
   }
 #pragma unroll
   for (int k = 0; k < S::kLoadsPerThread; ++k) {
