@@ -50,8 +50,10 @@ template <> struct TileTuning<16, true> { static constexpr int kRows = 16, kCols
 // 16 bytes and the output's left odd, 8191 x 8193 ran as slowly as with both odd, and with the
 // output's padded as fast as aligned (u8 84 / 93, f16 89 / 94, f32 92 / 94.5 % of memcpy;
 // 8-byte elements, in the element form, the other way round). So the shapes here make output row
-// segments long (kRows * size: u8 256 bytes, f16 and f32 512, the most a warp's 32 vectors cover),
-// and every aligned vector of an output row is stored whole once (the halo, tile_kernel.cu).
+// segments long (kRows * size: f16 and f32 512 bytes, the most a warp's 32 vectors cover; u8 had
+// 256 until v15), and every aligned vector of an output row is stored whole once (the halo,
+// tile_kernel.cu). Since v15 the input loads fetch whole 256-byte blocks, which moved the balance
+// for u8 to a smaller tile with more blocks per SM (below).
 // H100, 2026-11-22, 8191 x 8193, % of memcpy (docs/kernels.md v12, v13):
 //   u8: 128 x 128 (the aligned shape of then) 74-76, 256 x 128 at 2 blocks per SM 83, 512 x 64
 //   73, 256 x 64 at 3-4 blocks 81-83, 128 x 256 67; with whole vectors 88.3 (12345 x 6789: 89.5);
@@ -59,9 +61,13 @@ template <> struct TileTuning<16, true> { static constexpr int kRows = 16, kCols
 //   128 masked 75; with whole vectors 91;
 //   f32: 64 x 64 at 3 blocks 90, 128 x 64 at 3 92.5, 128 x 32 91.5, 64 x 128 89.6; with whole
 //   vectors 92 at 3 blocks (4 bytes spilled), 93.4 at 2.
+// With the input loads fetching whole 256-byte blocks (v15, 2026-11-23): f32 128 x 64 96.2-96.5
+// (64 x 128 93.4 before the hint, not re-measured after); u8 256 x 128 at 2 blocks 92.0, 128 x 128
+// at 3 blocks (80 registers) 93.5 (12345 x 6789: 93.3 -> 94.3; 300 x 1000003, whose second row
+// tile of 256 held 44 rows: 57 -> 78), 256 x 64 at 3 89.6, 128 x 256 at 2 85.6.
 // The compact shapes follow the large ones' choice of form (not measured on their own).
 template <int Size, bool Compact> struct UnalignedTileTuning;
-template <> struct UnalignedTileTuning<1, false> { static constexpr int kRows = 256, kCols = 128, kThreads = 256, kMinBlocks = 2; static constexpr bool kUnmasked = true; };
+template <> struct UnalignedTileTuning<1, false> { static constexpr int kRows = 128, kCols = 128, kThreads = 256, kMinBlocks = 3; static constexpr bool kUnmasked = true; };
 template <> struct UnalignedTileTuning<2, false> { static constexpr int kRows = 256, kCols = 64, kThreads = 256, kMinBlocks = 2; static constexpr bool kUnmasked = true; };
 template <> struct UnalignedTileTuning<4, false> { static constexpr int kRows = 128, kCols = 64, kThreads = 256, kMinBlocks = 2; static constexpr bool kUnmasked = true; };
 
@@ -72,10 +78,13 @@ template <> struct UnalignedTileTuning<4, true> : TileTuning<4, true> { static c
 
 // The element form for unaligned 8-byte views (element_tile_kernel.cu): one element per access.
 // 8193 x 8191 f64 on an H100, 2026-11-22: 93.1% of memcpy with 2 blocks per SM (90 registers),
-// 93.1-93.2% with 3 (75 registers). The same form for 4-byte elements: 80.6% at 4 blocks, 75% at
-// 6, against 88% for the tile kernel's general form (docs/kernels.md v10).
+// 93.1-93.2% with 3 (75 registers). With whole 256-byte blocks fetched (v15, 2026-11-23): 256
+// threads at 2 blocks 94.0-94.3, at 3 94.1; 512 threads at 2 blocks (48 registers, 8 loads per
+// thread, twice the warps) 95.8 (12345 x 6789: 92.5-92.8 -> 94.5). The same form for 4-byte
+// elements: 80.6% at 4 blocks, 75% at 6, against 88% for the tile kernel's general form
+// (docs/kernels.md v10).
 template <bool Compact> struct ElementTileTuning;
-template <> struct ElementTileTuning<false> { static constexpr int kRows = 64, kCols = 64, kThreads = 256, kMinBlocks = 2; };
+template <> struct ElementTileTuning<false> { static constexpr int kRows = 64, kCols = 64, kThreads = 512, kMinBlocks = 2; };
 template <> struct ElementTileTuning<true> { static constexpr int kRows = 32, kCols = 32, kThreads = 128, kMinBlocks = 1; };
 
 // The production rule takes `deinterleave` up to this many columns and the tile kernel above
