@@ -74,6 +74,8 @@ __device__ __forceinline__ void for_each_tile(const MatrixView& m, F&& tile) {
 // 97.3 with 8192 (ncu: same DRAM and L2 bytes, DRAM throughput 82.8 against 85.6% of peak). With
 // whole blocks fetched (the neighbouring tile finds the rest in L2): 95.9, and odd shapes 92-93 ->
 // 95.7-96.5 for f32 (H100, docs/kernels.md v15). Aligned squares did not move.
+// Not volatile, so the compiler schedules them like __ldg; like __ldg they read memory that no
+// thread writes during the kernel, and callers guard every address to lie inside the input view.
 __device__ __forceinline__ uint4 load_input_vector(const void* address) {
   uint4 v;
   asm("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
