@@ -46,14 +46,15 @@ template <> struct TileTuning<16, true> { static constexpr int kRows = 16, kCols
 // (ElementTileTuning, below), and 16-byte views are always aligned (Plan::execute rejects
 // pointers not aligned to the element). kUnmasked: whether full tiles inside the view take the
 // general form's unmasked variant (load_realigned_full / store_realigned_full).
-// What decides these views is the output side: with the input's leading dimension padded to
-// 16 bytes and the output's left odd, 8191 x 8193 ran as slowly as with both odd, and with the
+// What decided these views before v15 was the output side: with the input's leading dimension
+// padded to 16 bytes and the output's left odd, 8191 x 8193 ran as slowly as with both odd, and with the
 // output's padded as fast as aligned (u8 84 / 93, f16 89 / 94, f32 92 / 94.5 % of memcpy;
 // 8-byte elements, in the element form, the other way round). So the shapes here make output row
 // segments long (kRows * size: f16 and f32 512 bytes, the most a warp's 32 vectors cover; u8 had
 // 256 until v15), and every aligned vector of an output row is stored whole once (the halo,
 // tile_kernel.cu). Since v15 the input loads fetch whole 256-byte blocks, which moved the balance
-// for u8 to a smaller tile with more blocks per SM (below).
+// for u8 to a smaller tile with more blocks per SM (below). (v15 also found that a padded input
+// stride that is not a multiple of 256 bytes had cost f32 4 points by itself: device_types.cuh.)
 // H100, 2026-11-22, 8191 x 8193, % of memcpy (docs/kernels.md v12, v13):
 //   u8: 128 x 128 (the aligned shape of then) 74-76, 256 x 128 at 2 blocks per SM 83, 512 x 64
 //   73, 256 x 64 at 3-4 blocks 81-83, 128 x 256 67; with whole vectors 88.3 (12345 x 6789: 89.5);
@@ -63,8 +64,9 @@ template <> struct TileTuning<16, true> { static constexpr int kRows = 16, kCols
 //   vectors 92 at 3 blocks (4 bytes spilled), 93.4 at 2.
 // With the input loads fetching whole 256-byte blocks (v15, 2026-11-23): f32 128 x 64 96.2-96.5
 // (64 x 128 93.4 before the hint, not re-measured after); u8 256 x 128 at 2 blocks 92.0, 128 x 128
-// at 3 blocks (80 registers) 93.5 (12345 x 6789: 93.3 -> 94.3; 300 x 1000003, whose second row
-// tile of 256 held 44 rows: 57 -> 78), 256 x 64 at 3 89.6, 128 x 256 at 2 85.6.
+// at 3 blocks (80 registers) 93.5, 95.7 in the suite run (12345 x 6789: 93.3 -> 94.3; 300 x
+// 1000003, whose second row tile of 256 held 44 rows: 57 -> 78), 256 x 64 at 3 89.6, 128 x 256 at
+// 2 85.6.
 // The compact shapes follow the large ones' choice of form (not measured on their own).
 template <int Size, bool Compact> struct UnalignedTileTuning;
 template <> struct UnalignedTileTuning<1, false> { static constexpr int kRows = 128, kCols = 128, kThreads = 256, kMinBlocks = 3; static constexpr bool kUnmasked = true; };
