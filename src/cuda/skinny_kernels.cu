@@ -61,33 +61,6 @@ __device__ __forceinline__ void load_rows(const T* __restrict__ src, int64_t ld,
 // one element of padding every 32 spreads those reads (the buffer keeps room for it).
 __device__ __forceinline__ int skewed(int e) { return e + e / 32; }
 
-template <typename T>
-__device__ __forceinline__ void load_skewed(const T* __restrict__ src, T* dst, int count, bool aligned) {
-  constexpr int V = 16 / sizeof(T);
-  // Vectors in flight per thread: 8 take all of a 32 KiB chunk's loads in one round trip (ncu,
-  // 4194304 x 33 f32 with 4: long-scoreboard stalls first; with 8, 91.7 -> 94.9% of memcpy, 16777216
-  // x 8 96.7 -> 98.2, f64 x 33 90.1 -> 91.9, H100); 16-byte elements keep 4 (c128 x 31 93.4 -> 92.2 with 8).
-  constexpr int kBatch = sizeof(T) == 16 ? 4 : 8;
-  const int vectors = aligned ? count / V : 0;
-  for (int base = 0; base < vectors; base += kBatch * blockDim.x) {
-    VectorOf<T> loaded[kBatch];
-#pragma unroll
-    for (int k = 0; k < kBatch; ++k) {
-      const int v = base + k * blockDim.x + threadIdx.x;
-      if (v < vectors) loaded[k].v = load_input_vector(reinterpret_cast<const uint4*>(src) + v);
-    }
-#pragma unroll
-    for (int k = 0; k < kBatch; ++k) {
-      const int v = base + k * blockDim.x + threadIdx.x;
-      if (v < vectors) {
-#pragma unroll
-        for (int t = 0; t < V; ++t) dst[skewed(v * V + t)] = loaded[k].e[t];
-      }
-    }
-  }
-  for (int e = vectors * V + threadIdx.x; e < count; e += blockDim.x) dst[skewed(e)] = src[e];
-}
-
 // Interleave: block = `n` input columns x all `rows` rows; out run = n * rows elements.
 // Shared memory holds the rows one after the other (row i at i * n).
 template <typename T>
@@ -145,7 +118,7 @@ __global__ void __launch_bounds__(kThreads)
 // H100, % of memcpy, against 9f6f59d in the same run (docs/kernels.md v14): u8 x 33 39.6 -> 89.4,
 // odd rows 12.9 -> 83.1, x 8-64 39 -> 55-57; f16 x 33 61.3 -> 92.6, odd rows 26 -> 77.3; f32 x 33
 // 89.7 -> 91.8, odd rows 81.5 -> 90.0, x 2 100.3 -> 99.7, x 8 98.2 -> 96.5 (and then the loads of
-// load_skewed, all in flight: x 33 -> 94.9, x 8 -> 98.2, x 2 -> 100.7).
+// load_staged, all in flight: x 33 -> 94.9, x 8 -> 98.2, x 2 -> 100.7).
 
 // 16-byte chunk k of a staged run of 1- or 2-byte elements, swizzled: XOR of its place in its
 // 128-byte line with a function of the line, so that reads `cols` elements apart for an even
@@ -167,25 +140,37 @@ struct DeinterleaveLayout {
   }
 };
 
-// The run of `count` elements into the staging, for 1- and 2-byte elements: 16-byte vectors
-// (swizzled chunks where the layout says so), several in flight per thread.
+// The run of `count` elements into the staging as the layout places them: 16-byte vectors loaded
+// with several in flight per thread, stored element by element where the layout is skewed, as
+// vectors (swizzled chunks where the layout says so) where it is not.
 template <typename T>
-__device__ __forceinline__ void load_run(const T* __restrict__ src, T* dst, int count, bool aligned,
-                                         DeinterleaveLayout<T> layout) {
+__device__ __forceinline__ void load_staged(const T* __restrict__ src, T* dst, int count, bool aligned,
+                                            DeinterleaveLayout<T> layout) {
   constexpr int V = 16 / sizeof(T);
-  constexpr int kBatch = 4;  // vectors in flight per thread
+  constexpr bool kSkewed = DeinterleaveLayout<T>::kSkewed;
+  // Vectors in flight per thread. Skewed: 8 take all of a 32 KiB chunk's loads in one round trip
+  // (ncu, 4194304 x 33 f32 with 4: long-scoreboard stalls first; with 8, 91.7 -> 94.9% of memcpy,
+  // 16777216 x 8 96.7 -> 98.2, f64 x 33 90.1 -> 91.9, H100); 16-byte elements keep 4 (c128 x 31
+  // 93.4 -> 92.2 with 8). Unskewed (1- and 2-byte elements): 4, 8 not measured.
+  constexpr int kBatch = kSkewed && sizeof(T) < 16 ? 8 : 4;
   const int vectors = aligned ? count / V : 0;
   for (int base = 0; base < vectors; base += kBatch * blockDim.x) {
-    uint4 loaded[kBatch];
+    VectorOf<T> loaded[kBatch];
 #pragma unroll
     for (int k = 0; k < kBatch; ++k) {
       const int v = base + k * blockDim.x + threadIdx.x;
-      if (v < vectors) loaded[k] = load_input_vector(reinterpret_cast<const uint4*>(src) + v);
+      if (v < vectors) loaded[k].v = load_input_vector(reinterpret_cast<const uint4*>(src) + v);
     }
 #pragma unroll
     for (int k = 0; k < kBatch; ++k) {
       const int v = base + k * blockDim.x + threadIdx.x;
-      if (v < vectors) reinterpret_cast<uint4*>(dst)[layout.index(v * V) / V] = loaded[k];
+      if (v >= vectors) continue;
+      if constexpr (kSkewed) {
+#pragma unroll
+        for (int t = 0; t < V; ++t) dst[layout.index(v * V + t)] = loaded[k].e[t];
+      } else {
+        reinterpret_cast<uint4*>(dst)[layout.index(v * V) / V] = loaded[k].v;
+      }
     }
   }
   for (int e = vectors * V + threadIdx.x; e < count; e += blockDim.x) dst[layout.index(e)] = src[e];
@@ -244,11 +229,7 @@ __global__ void __launch_bounds__(kThreads)
       const int64_t i0 = chunk * n;
       const int rows_here = static_cast<int>(m.rows - i0 < n ? m.rows - i0 : n);
       const T* run = in + b * m.stride_in + i0 * cols;
-      if constexpr (Layout::kSkewed) {
-        load_skewed(run, staging, rows_here * cols, in_aligned);
-      } else {
-        load_run(run, staging, rows_here * cols, in_aligned, layout);
-      }
+      load_staged(run, staging, rows_here * cols, in_aligned, layout);
       __syncthreads();
       T* segment = out + b * m.stride_out + i0;
       if (out_aligned)
