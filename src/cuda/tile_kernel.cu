@@ -345,6 +345,19 @@ __device__ __forceinline__ void store_part(uint8_t* address, uint4 v, int lo, in
   }
 }
 
+// Stores a lane's vector of tile row r (-kHaloRows..kRows-1) realigned: bytes [head, head + 16)
+// of its aligned chunk and the next lane's (the row's last lane: its own `after`, the chunk past
+// the row segment's last full one). Every lane of the row takes part (the shuffle); only lanes
+// with `store` write.
+template <class S>
+__device__ __forceinline__ void store_realigned_chunk(uint8_t* tile, int r, int lane, uint4 chunk, uint4 after,
+                                                      int head, bool store = true) {
+  constexpr int kGroup = S::kVectorsPerRow;
+  uint4 next = shuffle_down<kGroup>(chunk, 1);
+  if (lane == kGroup - 1) next = after;
+  if (store) *reinterpret_cast<uint4*>(tile + tile_offset<S>(r, lane * S::kPerVector)) = funnel_bytes(chunk, next, head);
+}
+
 // Step 1, general form: tile rows [0, rows_here); the input view spans [view_begin, view_end).
 // A tile row's lanes are kVectorsPerRow consecutive lanes (slot order), lane l holding vector l.
 // Loads go in batches of Batch per thread (the last lane of a row two per slot): all of a tile's
@@ -383,10 +396,7 @@ __device__ __forceinline__ void load_realigned(const uint8_t* __restrict__ src, 
     for (int k = 0; k < Batch; ++k) {
       const int r = (threadIdx.x + (base + k) * S::kThreads) / kGroup;
       const int head = static_cast<int>(reinterpret_cast<uintptr_t>(src + r * ld_bytes) & 15);
-      uint4 next = shuffle_down<kGroup>(chunk[k], 1);
-      if (lane == kGroup - 1) next = after[k];
-      *reinterpret_cast<uint4*>(tile + tile_offset<S>(r, lane * S::kPerVector)) =
-          funnel_bytes(chunk[k], next, head);
+      store_realigned_chunk<S>(tile, r, lane, chunk[k], after[k], head);
     }
   }
 }
@@ -412,9 +422,7 @@ __device__ __forceinline__ void load_halo(const uint8_t* __restrict__ src, int64
   if (mine && lane * 16 < row_end) chunk = load_chunk<Size>(first_chunk + lane * 16, view_begin, view_end);
   if (mine && lane == kGroup - 1 && kGroup * 16 < row_end)
     after = load_chunk<Size>(first_chunk + kGroup * 16, view_begin, view_end);
-  uint4 next = shuffle_down<kGroup>(chunk, 1);
-  if (lane == kGroup - 1) next = after;
-  if (mine) *reinterpret_cast<uint4*>(tile + tile_offset<S>(r, lane * S::kPerVector)) = funnel_bytes(chunk, next, head);
+  store_realigned_chunk<S>(tile, r, lane, chunk, after, head, mine);
 }
 
 // Which bytes of an output row segment a tile stores. The segment starts `head` bytes into an
@@ -523,18 +531,16 @@ __device__ __forceinline__ void load_realigned_full(const uint8_t* __restrict__ 
 #pragma unroll
   for (int k = 0; k < S::kLoadsPerThread; ++k) {
     const int r = threadIdx.x / kGroup + k * kRowsPerPass;
+    // store_realigned_chunk written out: called here, it changed the u8 kernel's machine code
+    // (scheduling only, not measured), and these loads decide the unaligned views' speed.
     uint4 next = shuffle_down<kGroup>(chunk[k], 1);
     if (lane == kGroup - 1) next = after[k];
     *reinterpret_cast<uint4*>(tile + tile_offset<S>(r, lane * S::kPerVector)) =
         funnel_bytes(chunk[k], next, head[k]);
   }
-  if constexpr (S::kHaloRows > 0) {
-    uint4 next = shuffle_down<kGroup>(halo_chunk, 1);
-    if (lane == kGroup - 1) next = halo_after;
-    if (halo_lane)
-      *reinterpret_cast<uint4*>(tile + tile_offset<S>(static_cast<int>(threadIdx.x) / kGroup - S::kHaloRows,
-                                                      lane * S::kPerVector)) = funnel_bytes(halo_chunk, next, halo_head);
-  }
+  if constexpr (S::kHaloRows > 0)
+    store_realigned_chunk<S>(tile, static_cast<int>(threadIdx.x) / kGroup - S::kHaloRows, lane, halo_chunk, halo_after,
+                             halo_head, halo_lane);
 }
 
 // Steps 2 and 3 for a full tile of an unaligned shape: every lane stores one whole aligned vector
