@@ -1,5 +1,5 @@
-// The tile transpose's form for 8-byte elements in views whose rows are not 16-byte aligned:
-// one element per access through a padded shared-memory tile (see the .cu for why).
+// The tile transpose's form for 8-byte elements, aligned or not: one element per access through a
+// padded shared-memory tile (see the .cu for why).
 #pragma once
 
 #include "core/problem.hpp"

@@ -215,7 +215,7 @@ __device__ __forceinline__ void store_segments(const T* staging, T* segment, int
 }
 
 template <typename T>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, deinterleave_min_blocks(sizeof(T)))
     deinterleave_kernel(const T* __restrict__ in, T* __restrict__ out, MatrixView m, int n, bool in_aligned,
                         bool out_aligned) {
   using Layout = DeinterleaveLayout<T>;
@@ -264,12 +264,13 @@ int deinterleave_chunk(int64_t cols, int size) {
   return static_cast<int>(n / round * round);
 }
 
+// The large tile of the tile kernel's aligned views (8-byte elements: the element form's).
 int tile_rows_for(int size) {
   switch (size) {
     case 1: return TileTuning<1, false>::kRows;
     case 2: return TileTuning<2, false>::kRows;
     case 4: return TileTuning<4, false>::kRows;
-    case 8: return TileTuning<8, false>::kRows;
+    case 8: return ElementTileTuning<false>::kRows;
     default: return TileTuning<16, false>::kRows;
   }
 }
@@ -279,7 +280,7 @@ int tile_cols_for(int size) {
     case 1: return TileTuning<1, false>::kCols;
     case 2: return TileTuning<2, false>::kCols;
     case 4: return TileTuning<4, false>::kCols;
-    case 8: return TileTuning<8, false>::kCols;
+    case 8: return ElementTileTuning<false>::kCols;
     default: return TileTuning<16, false>::kCols;
   }
 }

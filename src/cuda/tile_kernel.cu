@@ -19,8 +19,10 @@
 // own (TileShape's General: UnalignedTileTuning's shapes, longer output row segments, a halo row
 // block above the tile); in it, full tiles inside the view take an unmasked variant of the
 // general form where the tuning says so (load_realigned_full / store_realigned_full), which
-// stores every aligned vector inside an output row whole. Unaligned views of 8-byte elements take the
-// element form instead (element_tile_kernel.cu), which measured faster for them.
+// stores every aligned vector inside an output row whole. Views of 8-byte elements take the element
+// form instead (element_tile_kernel.cu), which measured faster for them: unaligned ones since v10,
+// aligned ones since v16 (docs/kernels.md); the shapes below are generic, the tuning table has no
+// 8-byte entries.
 //
 // Blocks walk tiles with the input row-tile index fastest: neighbouring tiles of an output row
 // run at the same time, so the 32-byte sectors they share are completed in L2 before eviction.
@@ -654,7 +656,7 @@ bool vectors_aligned(const void* base, int64_t ld, int64_t stride, int size) {
 
 template <class S>
 Status launch_shape(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
-  const dim3 grid = clamped_grid(ceil_div(p.rows, S::kRows), ceil_div(p.cols, S::kCols), p.batch);
+  const dim3 grid = tile_grid(ceil_div(p.rows, S::kRows), ceil_div(p.cols, S::kCols), p.batch, TileWalk::row_tiles_fastest);
   const auto* src = static_cast<const uint8_t*>(in);
   auto* dst = static_cast<uint8_t*>(out);
   const uintptr_t begin = reinterpret_cast<uintptr_t>(in), end = begin + p.input_extent() * S::kSize;
@@ -674,14 +676,18 @@ Status launch_family(const void* in, void* out, const detail::Transpose2D& p, gp
 
 template <int Size>
 Status launch(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
-  const bool aligned = vectors_aligned(in, p.ld_in, p.batch > 1 ? p.stride_in : 0, Size) &&
-                       vectors_aligned(out, p.ld_out, p.batch > 1 ? p.stride_out : 0, Size);
-  if (aligned) return launch_family<AlignedShape, Size>(in, out, p, stream);
-  // Unaligned 8-byte views: one element per access (element_tile_kernel.cu), which picks its own shape.
-  if constexpr (Size == 8) return launch_element_tile_transpose(in, out, p, stream);
-  // 16-byte elements are always aligned: Plan::execute rejects pointers not aligned to the element.
-  else if constexpr (Size == 16) return detail::fail(Status::internal_error, "a 16-byte element view that is not 16-byte aligned");
-  else return launch_family<UnalignedShape, Size>(in, out, p, stream);
+  // 8-byte elements, aligned or not: one element per access (element_tile_kernel.cu), which picks
+  // its own shape and walk.
+  if constexpr (Size == 8) {
+    return launch_element_tile_transpose(in, out, p, stream);
+  } else {
+    const bool aligned = vectors_aligned(in, p.ld_in, p.batch > 1 ? p.stride_in : 0, Size) &&
+                         vectors_aligned(out, p.ld_out, p.batch > 1 ? p.stride_out : 0, Size);
+    if (aligned) return launch_family<AlignedShape, Size>(in, out, p, stream);
+    // 16-byte elements are always aligned: Plan::execute rejects pointers not aligned to the element.
+    if constexpr (Size == 16) return detail::fail(Status::internal_error, "a 16-byte element view that is not 16-byte aligned");
+    else return launch_family<UnalignedShape, Size>(in, out, p, stream);
+  }
 }
 
 }  // namespace

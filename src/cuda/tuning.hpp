@@ -29,15 +29,13 @@ template <> struct TileTuning<1, false> { static constexpr int kRows = 128, kCol
 template <> struct TileTuning<2, false> { static constexpr int kRows = 64, kCols = 128, kThreads = 256, kMinBlocks = 3; };
 // f32 8192^2: 93-97% with 3 blocks per SM, 88% with 4, 81% with 2.
 template <> struct TileTuning<4, false> { static constexpr int kRows = 64, kCols = 64, kThreads = 256, kMinBlocks = 3; };
-// f64 8192^2: 64x64 96%, 64x32 95%, 32x64 95%, 32x32 86% (no cap: 2 blocks of 32 KiB).
-template <> struct TileTuning<8, false> { static constexpr int kRows = 64, kCols = 64, kThreads = 256, kMinBlocks = 1; };
+// 8-byte elements have no entry: all their views take the element form (ElementTileTuning, below).
 // c128 8192^2: 92-93% with 4 blocks per SM (but 64 registers spill 16 bytes), 82% with 2; 3 blocks: no spill.
 template <> struct TileTuning<16, false> { static constexpr int kRows = 32, kCols = 32, kThreads = 256, kMinBlocks = 3; };
 
 template <> struct TileTuning<1, true> { static constexpr int kRows = 64, kCols = 64, kThreads = 64, kMinBlocks = 1; };
 template <> struct TileTuning<2, true> { static constexpr int kRows = 32, kCols = 64, kThreads = 64, kMinBlocks = 1; };
 template <> struct TileTuning<4, true> { static constexpr int kRows = 32, kCols = 32, kThreads = 128, kMinBlocks = 1; };
-template <> struct TileTuning<8, true> { static constexpr int kRows = 32, kCols = 32, kThreads = 128, kMinBlocks = 1; };
 template <> struct TileTuning<16, true> { static constexpr int kRows = 16, kCols = 16, kThreads = 64, kMinBlocks = 1; };
 
 // UnalignedTileTuning: the tile kernel's instantiation for views whose rows are not 16-byte
@@ -78,13 +76,23 @@ template <> struct UnalignedTileTuning<1, true> : TileTuning<1, true> { static c
 template <> struct UnalignedTileTuning<2, true> : TileTuning<2, true> { static constexpr bool kUnmasked = true; };
 template <> struct UnalignedTileTuning<4, true> : TileTuning<4, true> { static constexpr bool kUnmasked = true; };
 
-// The element form for unaligned 8-byte views (element_tile_kernel.cu): one element per access.
-// 8193 x 8191 f64 on an H100, 2026-11-22: 93.1% of memcpy with 2 blocks per SM (90 registers),
-// 93.1-93.2% with 3 (75 registers). With whole 256-byte blocks fetched (v15, 2026-11-23): 256
-// threads at 2 blocks 94.0-94.3, at 3 94.1; 512 threads at 2 blocks (48 registers, 8 loads per
-// thread, twice the warps) 95.8 (12345 x 6789: 92.5-92.8 -> 94.5). The same form for 4-byte
-// elements: 80.6% at 4 blocks, 75% at 6, against 88% for the tile kernel's general form
-// (docs/kernels.md v10).
+// The element form for 8-byte views (element_tile_kernel.cu): one element per access.
+// Unaligned views, 8193 x 8191 f64 on an H100, 2026-11-22: 93.1% of memcpy with 2 blocks per SM (90
+// registers), 93.1-93.2% with 3 (75 registers). With whole 256-byte blocks fetched (v15,
+// 2026-11-23): 256 threads at 2 blocks 94.0-94.3, at 3 94.1; 512 threads at 2 blocks (48
+// registers, 8 loads per thread, twice the warps) 95.8 (12345 x 6789: 92.5-92.8 -> 94.5). The same
+// form for 4-byte elements: 80.6% at 4 blocks, 75% at 6, against 88% for the tile kernel's general
+// form (docs/kernels.md v10).
+// Aligned views (v16, H100, 2026-11-23, 8192^2 / 16384^2 f64, % of memcpy; the tile kernel's 64 x
+// 64 vector form before, 256 threads, 2 blocks per SM: 97.5-97.6 / 96.6): this shape with the
+// tile kernel's walk and hinted loads 97.7 / 96.6, with plain loads 97.7 / 96.8, with plain loads
+// and the column-tiles-fastest walk 97.7-97.8 / 97.0 (the seed tiled_padded_rows 97.7-97.9 /
+// 96.9 in the same runs). Other element-form shapes, hinted, row tiles fastest: 32 x 32 at 256
+// threads 96.4-96.5 / 95.0 (8 blocks per SM: 97.3 / 96.4), 32 x 64 and 64 x 32 at 4 blocks 97.3-
+// 97.5 / 96.4-96.5. The vector form at other shapes and caps was no faster: 64 x 64 at 3 blocks
+// 97.2 / 96.3, at 512 threads 97.5 / 96.6, 32 x 64 and 64 x 32 at 4 blocks 97.2-97.4 / 96.4-96.5,
+// 32 x 32 at 128 threads and 8 blocks 97.3 / 96.3-96.4; with the column-tiles-fastest walk, 64 x
+// 64 97.2 / 96.4 and 32 x 32 97.0 / 96.3.
 template <bool Compact> struct ElementTileTuning;
 template <> struct ElementTileTuning<false> { static constexpr int kRows = 64, kCols = 64, kThreads = 512, kMinBlocks = 2; };
 template <> struct ElementTileTuning<true> { static constexpr int kRows = 32, kCols = 32, kThreads = 128, kMinBlocks = 1; };
@@ -109,6 +117,15 @@ constexpr int deinterleave_max_cols(int size) {
     default: return 31;
   }
 }
+
+// Blocks per SM the deinterleave kernel (256 threads, 32 KiB of staging) asks registers to allow
+// for; 0: no cap. The 1-byte kernel takes 77 registers uncapped (3 blocks per SM; 64 before the
+// loads took the L2 hint of v15); capped at 5 blocks (48 registers), H100, 2026-11-23, % of
+// memcpy: 8388608 x 33 u8 82.8 -> 89.0, 4194304 x 63 78.3 -> 86.9, 8388607 x 17 75.3 -> 77.0 (4
+// blocks: 87.3, 84.5, 76.7). Not for the others: 2-byte at 5 blocks (48 registers, spilling)
+// 4194304 x 33 f16 92.5 -> 89.6, x 59 93.6 -> 89.9, 8388607 x 17 90.1 -> 73.4; every size at 5
+// blocks: 4194304 x 33 f32 95.0 -> 93.4 (docs/kernels.md v16).
+constexpr int deinterleave_min_blocks(int size) { return size == 1 ? 5 : 0; }
 
 // The compact shape is used when the large one gives fewer tiles than this many per SM.
 constexpr int kLargeTilesPerSmForLarge = 4;

@@ -249,6 +249,62 @@ TEST(PropertyCudaTile, LargeUnalignedViewsMatchReference) {
   std::printf("[ CASES    ] large unaligned tile views: %d problems ran\n", ran);
 }
 
+// 8-byte views on both sides of the element form's rule (element_tile_kernel.cu): input rows on
+// 256-byte DRAM blocks and output rows on 32-byte sectors (column tiles fastest, plain loads), and
+// views that miss one of the two by a base offset or a leading dimension (row tiles fastest,
+// block-fetching loads); large and compact shapes, edge tiles in both directions, and a batch. The
+// arena's regions start on 256 bytes and a view at kGuardBytes + misalign past them, so a misalign
+// of 192 puts it on a block.
+TEST(PropertyCudaTile, EightByteViewsEitherSideOfTheBlockRuleMatchReference) {
+  XPOSE_SKIP_WITHOUT_CUDA_DEVICE();
+  const DeviceArena arena(std::size_t{48} << 20);
+  ASSERT_TRUE(arena.valid());
+  struct Case {
+    int64_t rows, cols, ld_in, ld_out, batch;
+    std::size_t in_misalign, out_misalign;
+    const char* walk;  // the instantiation the rule picks, for the trace
+  };
+  constexpr std::size_t kOnBlock = 256 - xpose_test::kGuardBytes;
+  static_assert(kOnBlock == 192, "the arena's views start kGuardBytes past a 256-byte boundary");
+  // 27 x 25 large tiles of 64 x 64 (and then some): more than 4 per SM on any GPU up to 160 SMs.
+  const int64_t rows = 27 * 64 + 5, cols = 25 * 64 + 3;
+  const std::vector<Case> cases = {
+      {rows, cols, 1632, 1736, 1, kOnBlock, kOnBlock, "column tiles fastest"},
+      {rows, cols, 1632, 1736, 2, kOnBlock, kOnBlock, "column tiles fastest, batch"},
+      {100, 70, 96, 100, 1, kOnBlock, kOnBlock + 32, "column tiles fastest, compact"},
+      {rows, cols, 1632, 1736, 1, kOnBlock, kOnBlock + 8, "row tiles fastest: output rows off sectors"},
+      {rows, cols, 1632, 1736, 1, kOnBlock + 32, kOnBlock, "row tiles fastest: input rows off blocks"},
+      {rows, cols, 1616, 1736, 1, kOnBlock, kOnBlock, "row tiles fastest: input stride off blocks"},
+      {rows, cols, 1632, 1734, 1, kOnBlock, kOnBlock, "row tiles fastest: output stride off sectors"},
+      {100, 70, 96, 102, 1, kOnBlock, kOnBlock, "row tiles fastest, compact"},
+  };
+  const bool small = xpose_test::env_or("XPOSE_TEST_SMALL", 0) != 0;
+  int ran = 0;
+  for (const Case& c : cases) {
+    if (small && c.batch > 1) continue;
+    xpose::Matrix m{c.rows, c.cols};
+    m.ld_in = c.ld_in;
+    m.ld_out = c.ld_out;
+    if (c.batch > 1) {
+      m.batch = c.batch;
+      m.stride_in = c.rows * c.ld_in + 32;  // the next matrix on a block too
+      m.stride_out = c.cols * c.ld_out + 4;
+    }
+    SCOPED_TRACE(xpose_test::describe(m, xpose::DType::f64) + ", misalign in " + std::to_string(c.in_misalign) +
+                 ", out " + std::to_string(c.out_misalign) + " (" + c.walk + ")");
+    xpose::Plan plan;
+    ASSERT_EQ(xpose::Plan::create(plan, m, xpose::DType::f64, Device::cuda, {"tile", 0}), Status::ok)
+        << xpose::last_error_message();
+    const auto problem = xpose_test::problem_for(m, xpose::DType::f64);
+    const auto input = xpose_test::make_input(problem, c.in_misalign, /*salt=*/ran);
+    auto output = xpose_test::make_output(problem, c.out_misalign);
+    ASSERT_TRUE(arena.execute(plan, input, output));
+    ASSERT_TRUE(xpose_test::transposed_correctly(input, output, problem));
+    ++ran;
+  }
+  std::printf("[ CASES    ] 8-byte views either side of the block rule: %d problems ran\n", ran);
+}
+
 // Views that end where their allocation ends (one cudaMalloc each, of exactly the view's bytes), so
 // that a read past the input view's last element or a write past the output view's leaves the
 // allocation and compute-sanitizer memcheck reports it (the arena's guards, in the same
