@@ -50,34 +50,15 @@ struct TileAt {
   int rows_here, cols_here;
 };
 
-// The order in which blocks take a view's tiles.
-//   row_tiles_fastest: the input row-tile index fastest (blockIdx.x), so that neighbouring tiles
-//     of an output row run at the same time and the 32-byte sectors they share (output rows that
-//     do not start on a sector) are completed in L2 before eviction.
-//   column_tiles_fastest: the input column-tile index fastest, as the seeds' tiled kernels walk:
-//     the blocks in flight read stretches of whole input rows, in order, and their writes spread
-//     over many output rows, which L2 holds until written back; only for output rows of whole
-//     sectors (element_tile_kernel.cu has the measurements).
-enum class TileWalk { row_tiles_fastest, column_tiles_fastest };
-
-// The launch grid for a walk: the fastest index on x, clamped by clamped_grid.
-inline dim3 tile_grid(int64_t row_tiles, int64_t col_tiles, int64_t batch, TileWalk walk) {
-  return walk == TileWalk::row_tiles_fastest ? clamped_grid(row_tiles, col_tiles, batch)
-                                             : clamped_grid(col_tiles, row_tiles, batch);
-}
-
-// Calls tile(TileAt) for every tile of the view this block takes, in the order of `Walk`, with the
-// grid from tile_grid(row tiles, column tiles, batch, Walk).
-template <int Rows, int Cols, TileWalk Walk = TileWalk::row_tiles_fastest, class F>
+// Calls tile(TileAt) for every tile of the view this block takes, with the grid clamped by
+// clamped_grid(row tiles, column tiles, batch): input row-tile index fastest (blockIdx.x), so
+// that neighbouring tiles of an output row run at the same time.
+template <int Rows, int Cols, class F>
 __device__ __forceinline__ void for_each_tile(const MatrixView& m, F&& tile) {
-  constexpr bool kRowTilesFastest = Walk == TileWalk::row_tiles_fastest;
   const int64_t row_tiles = ceil_div(m.rows, Rows), col_tiles = ceil_div(m.cols, Cols);
-  const int64_t fast_tiles = kRowTilesFastest ? row_tiles : col_tiles;
-  const int64_t slow_tiles = kRowTilesFastest ? col_tiles : row_tiles;
   for (int64_t b = blockIdx.z; b < m.batch; b += gridDim.z)
-    for (int64_t slow = blockIdx.y; slow < slow_tiles; slow += gridDim.y)
-      for (int64_t fast = blockIdx.x; fast < fast_tiles; fast += gridDim.x) {
-        const int64_t rt = kRowTilesFastest ? fast : slow, ct = kRowTilesFastest ? slow : fast;
+    for (int64_t ct = blockIdx.y; ct < col_tiles; ct += gridDim.y)
+      for (int64_t rt = blockIdx.x; rt < row_tiles; rt += gridDim.x) {
         const int64_t r0 = rt * Rows, c0 = ct * Cols;
         const int rows_here = static_cast<int>(m.rows - r0 < Rows ? m.rows - r0 : Rows);
         const int cols_here = static_cast<int>(m.cols - c0 < Cols ? m.cols - c0 : Cols);

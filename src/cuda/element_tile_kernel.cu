@@ -8,18 +8,16 @@
 //     8193 x 8191 f64 87% of memcpy with the general form, 93% with this one (H100, docs/kernels.md
 //     v10). For 4-byte elements the element form measured slower (80% against 88%), so they stay
 //     with the general form.
-//   - Aligned views: as fast as the tile kernel's vector form with the same walk and loads, and
-//     faster with the walk below (v16: 16384^2 f64 96.6 -> 97.0% of memcpy, H100).
-// Two instantiations by where the view's rows start (BlockRows):
-//   - input rows on 256-byte DRAM blocks and output rows on 32-byte sectors (squares of powers of
-//     two, say): plain read-only loads, column tiles fastest (TileWalk), so that the blocks in
-//     flight read whole stretches of input rows, in order, like the seed kernels; no output sector
-//     is shared between tiles, so none waits in L2 for its other part;
-//   - the others: loads that fetch the whole 256-byte block around them (load_input_u64; with
-//     them 8193 x 8191 f64 93.0 -> 95.8) and row tiles fastest, which completes the output sectors
-//     that neighbouring tiles share while both are in L2 (column tiles fastest: 95.7 -> 85.8).
-// On block-aligned squares the hinted loads cost 0.1-0.2 points and the row-tiles-fastest walk 0.2
-// (tuning.hpp, ElementTileTuning).
+//   - Aligned views: faster than the tile kernel's vector form (v16, % of memcpy, 16384^2 / 8192^2
+//     f64: H100 96.6 / 97.6 -> 96.8 / 97.7, H200 92.8 / 96.2 -> 94.4 / 98.1).
+// Two instantiations by where the view's input rows start (BlockRows): on 256-byte DRAM blocks
+// (leading dimension and base multiples of 256 bytes, as in squares of powers of two), plain
+// read-only loads; elsewhere, loads that fetch the whole 256-byte block around them
+// (load_input_u64; 8193 x 8191 f64 93.0 -> 95.8 with them), which on block-aligned rows fetch
+// nothing more and cost 0.1-0.3% (16384^2 f64, H100 and H200).
+// Blocks walk tiles with the input row-tile index fastest, as in the tile kernel. Column tiles
+// fastest (the seed kernels' walk) measured 97.0 for 16384^2 f64 on the H100 but 88.8 on the H200,
+// and 85.8 for 8193 x 8191 on the H100, where neighbouring tiles share output sectors.
 //
 // A block moves one tile per iteration: every load in flight, stored to a shared-memory tile
 // padded by one element per row (row writes and column reads both meet every bank pair), then
@@ -44,28 +42,24 @@ struct ElementTileShape {
   static_assert(kRowStep * kCols == kThreads && kColStep * kRows == kThreads, "threads cover whole rows");
 };
 
-// Where a view's rows start, which picks the instantiation (see the top of the file).
+// An input element: a plain read-only load where the view's input rows start on 256-byte blocks
+// (BlockRows), else one that fetches the whole block around it.
 template <bool BlockRows>
-struct ElementAccess {
-  static constexpr TileWalk kWalk = BlockRows ? TileWalk::column_tiles_fastest : TileWalk::row_tiles_fastest;
-  using T = Element<8>::type;
-  static __device__ __forceinline__ T load(const T* address) {
-    if constexpr (BlockRows) return __ldg(address);
-    else return load_input_u64(address);
-  }
-};
+__device__ __forceinline__ Element<8>::type load_input_element(const Element<8>::type* address) {
+  if constexpr (BlockRows) return __ldg(address);
+  else return load_input_u64(address);
+}
 
 template <bool Compact, bool BlockRows, int MinBlocks>
 __global__ void __launch_bounds__(ElementTileShape<Compact>::kThreads, MinBlocks)
     element_tile_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, MatrixView m) {
   using S = ElementTileShape<Compact>;
-  using Access = ElementAccess<BlockRows>;
   using T = Element<8>::type;
   __shared__ T tile[S::kRows * S::kPitch];
 
   const int load_row = threadIdx.x / S::kCols, load_col = threadIdx.x % S::kCols;
   const int store_col = threadIdx.x / S::kRows, store_row = threadIdx.x % S::kRows;
-  for_each_tile<S::kRows, S::kCols, Access::kWalk>(m, [&](const TileAt& at) {
+  for_each_tile<S::kRows, S::kCols>(m, [&](const TileAt& at) {
     const int rows_here = at.rows_here, cols_here = at.cols_here;
     const bool full = rows_here == S::kRows && cols_here == S::kCols;
     const T* src = reinterpret_cast<const T*>(in) + at.b * m.stride_in + (at.r0 + load_row) * m.ld_in + at.c0 + load_col;
@@ -76,7 +70,7 @@ __global__ void __launch_bounds__(ElementTileShape<Compact>::kThreads, MinBlocks
     for (int k = 0; k < S::kPerThread; ++k) {
       const int r = load_row + k * S::kRowStep;
       loaded[k] = 0;
-      if (full || (r < rows_here && load_col < cols_here)) loaded[k] = Access::load(src + k * S::kRowStep * m.ld_in);
+      if (full || (r < rows_here && load_col < cols_here)) loaded[k] = load_input_element<BlockRows>(src + k * S::kRowStep * m.ld_in);
     }
 #pragma unroll
     for (int k = 0; k < S::kPerThread; ++k) tile[(load_row + k * S::kRowStep) * S::kPitch + load_col] = loaded[k];
@@ -94,23 +88,18 @@ __global__ void __launch_bounds__(ElementTileShape<Compact>::kThreads, MinBlocks
 template <bool Compact, bool BlockRows>
 Status launch_shape(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
   using S = ElementTileShape<Compact>;
-  const dim3 grid = tile_grid(ceil_div(p.rows, S::kRows), ceil_div(p.cols, S::kCols), p.batch, ElementAccess<BlockRows>::kWalk);
+  const dim3 grid = clamped_grid(ceil_div(p.rows, S::kRows), ceil_div(p.cols, S::kCols), p.batch);
   element_tile_kernel<Compact, BlockRows, ElementTileTuning<Compact>::kMinBlocks><<<grid, S::kThreads, 0, stream>>>(
       static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), view_of(p));
   return gpu::check_launch("tile_transpose (element form)");
 }
 
-// Whether every row of a view (and every matrix of a batch) starts at a multiple of `bytes`.
-bool rows_start_on(const void* base, int64_t ld, int64_t stride, int64_t bytes) {
-  constexpr int64_t kSize = 8;
-  return reinterpret_cast<uintptr_t>(base) % bytes == 0 && (ld * kSize) % bytes == 0 && (stride * kSize) % bytes == 0;
-}
-
 template <bool Compact>
-Status launch_access(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
-  constexpr int64_t kDramBlock = 256, kSector = 32;
-  const bool block_rows = rows_start_on(in, p.ld_in, p.batch > 1 ? p.stride_in : 0, kDramBlock) &&
-                          rows_start_on(out, p.ld_out, p.batch > 1 ? p.stride_out : 0, kSector);
+Status launch_loads(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
+  constexpr int64_t kDramBlock = 256, kSize = 8;
+  const int64_t stride_in = p.batch > 1 ? p.stride_in : 0;
+  const bool block_rows = reinterpret_cast<uintptr_t>(in) % kDramBlock == 0 && (p.ld_in * kSize) % kDramBlock == 0 &&
+                          (stride_in * kSize) % kDramBlock == 0;
   return block_rows ? launch_shape<Compact, true>(in, out, p, stream) : launch_shape<Compact, false>(in, out, p, stream);
 }
 
@@ -121,7 +110,7 @@ Status launch_element_tile_transpose(const void* in, void* out, const detail::Tr
   using Large = ElementTileShape<false>;
   const int64_t large_tiles = ceil_div(p.rows, Large::kRows) * ceil_div(p.cols, Large::kCols) * p.batch;
   const bool compact = large_tiles < int64_t(kLargeTilesPerSmForLarge) * gpu::multiprocessor_count();
-  return compact ? launch_access<true>(in, out, p, stream) : launch_access<false>(in, out, p, stream);
+  return compact ? launch_loads<true>(in, out, p, stream) : launch_loads<false>(in, out, p, stream);
 }
 
 }  // namespace xpose::cuda

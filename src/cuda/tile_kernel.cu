@@ -656,7 +656,7 @@ bool vectors_aligned(const void* base, int64_t ld, int64_t stride, int size) {
 
 template <class S>
 Status launch_shape(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
-  const dim3 grid = tile_grid(ceil_div(p.rows, S::kRows), ceil_div(p.cols, S::kCols), p.batch, TileWalk::row_tiles_fastest);
+  const dim3 grid = clamped_grid(ceil_div(p.rows, S::kRows), ceil_div(p.cols, S::kCols), p.batch);
   const auto* src = static_cast<const uint8_t*>(in);
   auto* dst = static_cast<uint8_t*>(out);
   const uintptr_t begin = reinterpret_cast<uintptr_t>(in), end = begin + p.input_extent() * S::kSize;

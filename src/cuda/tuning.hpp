@@ -83,16 +83,17 @@ template <> struct UnalignedTileTuning<4, true> : TileTuning<4, true> { static c
 // registers, 8 loads per thread, twice the warps) 95.8 (12345 x 6789: 92.5-92.8 -> 94.5). The same
 // form for 4-byte elements: 80.6% at 4 blocks, 75% at 6, against 88% for the tile kernel's general
 // form (docs/kernels.md v10).
-// Aligned views (v16, H100, 2026-11-23, 8192^2 / 16384^2 f64, % of memcpy; the tile kernel's 64 x
-// 64 vector form before, 256 threads, 2 blocks per SM: 97.5-97.6 / 96.6): this shape with the
-// tile kernel's walk and hinted loads 97.7 / 96.6, with plain loads 97.7 / 96.8, with plain loads
-// and the column-tiles-fastest walk 97.7-97.8 / 97.0 (the seed tiled_padded_rows 97.7-97.9 /
-// 96.9 in the same runs). Other element-form shapes, hinted, row tiles fastest: 32 x 32 at 256
-// threads 96.4-96.5 / 95.0 (8 blocks per SM: 97.3 / 96.4), 32 x 64 and 64 x 32 at 4 blocks 97.3-
-// 97.5 / 96.4-96.5. The vector form at other shapes and caps was no faster: 64 x 64 at 3 blocks
-// 97.2 / 96.3, at 512 threads 97.5 / 96.6, 32 x 64 and 64 x 32 at 4 blocks 97.2-97.4 / 96.4-96.5,
-// 32 x 32 at 128 threads and 8 blocks 97.3 / 96.3-96.4; with the column-tiles-fastest walk, 64 x
-// 64 97.2 / 96.4 and 32 x 32 97.0 / 96.3.
+// Aligned views (v16, 2026-11-23, 8192^2 / 16384^2 f64, % of memcpy; the tile kernel's 64 x 64
+// vector form before, 256 threads, 2 blocks per SM: H100 97.5-97.6 / 96.6, H200 96.2 / 92.8):
+// this shape with block-fetching loads H100 97.7 / 96.6, H200 97.7-98.1 / 94.1; with plain loads
+// (what block-aligned rows take) H100 97.6-97.8 / 96.8, H200 98.1-98.2 / 94.4. Walking column tiles
+// fastest with plain loads: H100 97.7-97.8 / 97.0, but H200 94.5 / 88.8, so not kept. The seed
+// tiled_padded_rows in the same runs: H100 97.7-97.9 / 96.9, H200 95.3 / 88.8. Other shapes on the
+// H100, block-fetching loads: 32 x 32 at 256 threads 96.4-96.5 / 95.0 (8 blocks per SM: 97.3 /
+// 96.4), 32 x 64 and 64 x 32 at 4 blocks 97.3-97.5 / 96.4-96.5. The vector form at other shapes and
+// caps was no faster: 64 x 64 at 3 blocks 97.2 / 96.3, at 512 threads 97.5 / 96.6, 32 x 64 and 64 x
+// 32 at 4 blocks 97.2-97.4 / 96.4-96.5, 32 x 32 at 128 threads and 8 blocks 97.3 / 96.3-96.4; with
+// the column-tiles-fastest walk, 64 x 64 97.2 / 96.4 and 32 x 32 97.0 / 96.3.
 template <bool Compact> struct ElementTileTuning;
 template <> struct ElementTileTuning<false> { static constexpr int kRows = 64, kCols = 64, kThreads = 512, kMinBlocks = 2; };
 template <> struct ElementTileTuning<true> { static constexpr int kRows = 32, kCols = 32, kThreads = 128, kMinBlocks = 1; };
