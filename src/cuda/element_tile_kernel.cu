@@ -9,7 +9,7 @@
 //     v10). For 4-byte elements the element form measured slower (80% against 88%), so they stay
 //     with the general form.
 //   - Aligned views: faster than the tile kernel's vector form (v16, % of memcpy, 16384^2 / 8192^2
-//     f64: H100 96.6 / 97.6 -> 96.8 / 97.7, H200 92.8 / 96.2 -> 94.4 / 98.1).
+//     f64: H100 96.6 / 97.6 -> 96.8 / 97.7, H200 92.8 / 96.2 -> 93.3-94.4 / 97.8-98.2).
 // Two instantiations by where the view's input rows start (BlockRows): on 256-byte DRAM blocks
 // (leading dimension and base multiples of 256 bytes, as in squares of powers of two), plain
 // read-only loads; elsewhere, loads that fetch the whole 256-byte block around them
