@@ -677,7 +677,7 @@ Status launch_family(const void* in, void* out, const detail::Transpose2D& p, gp
 template <int Size>
 Status launch(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
   // 8-byte elements, aligned or not: one element per access (element_tile_kernel.cu), which picks
-  // its own shape and walk.
+  // its own shape and loads.
   if constexpr (Size == 8) {
     return launch_element_tile_transpose(in, out, p, stream);
   } else {
