@@ -42,6 +42,13 @@ inline dim3 clamped_grid(int64_t x, int64_t y, int64_t z) {
 
 __host__ __device__ inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// Whether every row of a view starts on a multiple of `bytes`: its base, its leading dimension `ld`
+// and its batch stride `stride` (0 for one matrix), in elements of `size` bytes. Kernels pick
+// their vector widths (16) and load kinds (256-byte DRAM blocks) by it.
+inline bool rows_start_on(int64_t bytes, const void* base, int64_t ld, int64_t stride, int size) {
+  return reinterpret_cast<uintptr_t>(base) % bytes == 0 && (ld * size) % bytes == 0 && (stride * size) % bytes == 0;
+}
+
 // Where a Rows x Cols tile of the input lies: tile (rt, ct) of matrix b, its first row and column,
 // how much of it is inside the view (edge tiles hold fewer rows or columns), and the view's
 // row tiles (so that a kernel can tell the last one).

@@ -96,10 +96,8 @@ Status launch_shape(const void* in, void* out, const detail::Transpose2D& p, gpu
 
 template <bool Compact>
 Status launch_loads(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
-  constexpr int64_t kDramBlock = 256, kSize = 8;
-  const int64_t stride_in = p.batch > 1 ? p.stride_in : 0;
-  const bool block_rows = reinterpret_cast<uintptr_t>(in) % kDramBlock == 0 && (p.ld_in * kSize) % kDramBlock == 0 &&
-                          (stride_in * kSize) % kDramBlock == 0;
+  constexpr int64_t kDramBlock = 256;
+  const bool block_rows = rows_start_on(kDramBlock, in, p.ld_in, p.batch > 1 ? p.stride_in : 0, p.elem_size);
   return block_rows ? launch_shape<Compact, true>(in, out, p, stream) : launch_shape<Compact, false>(in, out, p, stream);
 }
 

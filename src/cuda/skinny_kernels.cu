@@ -240,10 +240,6 @@ __global__ void __launch_bounds__(kThreads, deinterleave_min_blocks(sizeof(T)))
     }
 }
 
-bool aligned16(const void* p, int64_t a, int64_t b, int size) {
-  return reinterpret_cast<uintptr_t>(p) % 16 == 0 && (a * size) % 16 == 0 && (b * size) % 16 == 0;
-}
-
 // Elements per chunk: as many as fill the staging buffer, a multiple of the vector width.
 int chunk_length(int64_t other_side, int size) {
   const int per_vector = 16 / size;
@@ -306,9 +302,9 @@ bool deinterleave_fits(const detail::Transpose2D& p) {
 Status launch_interleave(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
   const int n = chunk_length(p.rows, p.elem_size);
   const dim3 grid = chunk_grid(ceil_div(p.cols, n), p.batch);
-  const bool in_aligned = aligned16(in, p.ld_in, p.batch > 1 ? p.stride_in : 0, p.elem_size);
+  const bool in_aligned = rows_start_on(16, in, p.ld_in, p.batch > 1 ? p.stride_in : 0, p.elem_size);
   // Every chunk starts n * rows elements further, a multiple of 16 bytes since n is.
-  const bool out_aligned = aligned16(out, 0, p.batch > 1 ? p.stride_out : 0, p.elem_size);
+  const bool out_aligned = rows_start_on(16, out, 0, p.batch > 1 ? p.stride_out : 0, p.elem_size);
   dispatch_size(p.elem_size, [&](auto size) {
     using T = typename Element<decltype(size)::value>::type;
     interleave_kernel<T><<<grid, kThreads, 0, stream>>>(static_cast<const T*>(in), static_cast<T*>(out),
@@ -320,8 +316,8 @@ Status launch_interleave(const void* in, void* out, const detail::Transpose2D& p
 Status launch_deinterleave(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
   const int n = deinterleave_chunk(p.cols, p.elem_size);
   const dim3 grid = chunk_grid(ceil_div(p.rows, n), p.batch);
-  const bool in_aligned = aligned16(in, 0, p.batch > 1 ? p.stride_in : 0, p.elem_size);
-  const bool out_aligned = aligned16(out, p.ld_out, p.batch > 1 ? p.stride_out : 0, p.elem_size);
+  const bool in_aligned = rows_start_on(16, in, 0, p.batch > 1 ? p.stride_in : 0, p.elem_size);
+  const bool out_aligned = rows_start_on(16, out, p.ld_out, p.batch > 1 ? p.stride_out : 0, p.elem_size);
   dispatch_size(p.elem_size, [&](auto size) {
     using T = typename Element<decltype(size)::value>::type;
     deinterleave_kernel<T><<<grid, kThreads, 0, stream>>>(static_cast<const T*>(in), static_cast<T*>(out),

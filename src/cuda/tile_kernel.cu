@@ -649,11 +649,6 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
   });
 }
 
-bool vectors_aligned(const void* base, int64_t ld, int64_t stride, int size) {
-  return reinterpret_cast<uintptr_t>(base) % 16 == 0 && (ld * size) % 16 == 0 &&
-         (stride * size) % 16 == 0;
-}
-
 template <class S>
 Status launch_shape(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
   const dim3 grid = clamped_grid(ceil_div(p.rows, S::kRows), ceil_div(p.cols, S::kCols), p.batch);
@@ -681,8 +676,8 @@ Status launch(const void* in, void* out, const detail::Transpose2D& p, gpu::Stre
   if constexpr (Size == 8) {
     return launch_element_tile_transpose(in, out, p, stream);
   } else {
-    const bool aligned = vectors_aligned(in, p.ld_in, p.batch > 1 ? p.stride_in : 0, Size) &&
-                         vectors_aligned(out, p.ld_out, p.batch > 1 ? p.stride_out : 0, Size);
+    const bool aligned = rows_start_on(16, in, p.ld_in, p.batch > 1 ? p.stride_in : 0, Size) &&
+                         rows_start_on(16, out, p.ld_out, p.batch > 1 ? p.stride_out : 0, Size);
     if (aligned) return launch_family<AlignedShape, Size>(in, out, p, stream);
     // 16-byte elements are always aligned: Plan::execute rejects pointers not aligned to the element.
     if constexpr (Size == 16) return detail::fail(Status::internal_error, "a 16-byte element view that is not 16-byte aligned");
