@@ -10,11 +10,16 @@
 //     with the general form.
 //   - Aligned views: faster than the tile kernel's vector form (v16, % of memcpy, 16384^2 / 8192^2
 //     f64: H100 96.6 / 97.6 -> 96.8 / 97.7, H200 92.8 / 96.2 -> 93.3-94.4 / 97.8-98.2).
-// Two instantiations by where the view's input rows start (BlockRows): on 256-byte DRAM blocks
-// (leading dimension and base multiples of 256 bytes, as in squares of powers of two), plain
-// read-only loads; elsewhere, loads that fetch the whole 256-byte block around them
-// (load_input_u64; 8193 x 8191 f64 93.0 -> 95.8 with them), which on block-aligned rows fetch
-// nothing more and cost 0.1-0.3% (16384^2 f64, H100 and H200).
+// Two instantiations by where the view's input rows start (BlockRows), each with its loads and its
+// large tile shape (tuning.hpp):
+//   - on 256-byte DRAM blocks (leading dimension and base multiples of 256 bytes, as in squares of
+//     powers of two): plain read-only loads, and a tile of 32 rows x 128 columns, whose input row
+//     segments are 1 KiB (v17: 16384^2 f64 96.7 -> 97.1 on the H100);
+//   - elsewhere: loads that fetch the whole 256-byte block around them (load_input_u64; 8193 x
+//     8191 f64 93.0 -> 95.8 with them), which on block-aligned rows fetch nothing more and cost
+//     0.1-0.3% (16384^2 f64, H100 and H200); and a tile of 128 x 32, whose output row segments are
+//     1 KiB, so that fewer of them straddle sectors of an odd output stride (v17: 8193 x 8191 f64
+//     95.8 -> 96.2; 32 x 128 there: 86).
 // Blocks walk tiles with the input row-tile index fastest, as in the tile kernel. Column tiles
 // fastest (the seed kernels' walk) measured 97.0 for 16384^2 f64 on the H100 but 88.8 on the H200,
 // and 85.8 for 8193 x 8191 on the H100, where neighbouring tiles share output sectors.
@@ -30,9 +35,9 @@
 namespace xpose::cuda {
 namespace {
 
-template <bool Compact>
+template <bool Compact, bool BlockRows>
 struct ElementTileShape {
-  using Tuning = ElementTileTuning<Compact>;
+  using Tuning = ElementTileTuning<Compact, BlockRows>;
   static constexpr int kRows = Tuning::kRows, kCols = Tuning::kCols, kThreads = Tuning::kThreads;
   static constexpr int kPitch = kCols + 1;                     // elements per tile row in shared memory
   static constexpr int kPerThread = kRows * kCols / kThreads;  // loads (and stores) per thread
@@ -51,9 +56,9 @@ __device__ __forceinline__ Element<8>::type load_input_element(const Element<8>:
 }
 
 template <bool Compact, bool BlockRows, int MinBlocks>
-__global__ void __launch_bounds__(ElementTileShape<Compact>::kThreads, MinBlocks)
+__global__ void __launch_bounds__(ElementTileShape<Compact, BlockRows>::kThreads, MinBlocks)
     element_tile_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, MatrixView m) {
-  using S = ElementTileShape<Compact>;
+  using S = ElementTileShape<Compact, BlockRows>;
   using T = Element<8>::type;
   __shared__ T tile[S::kRows * S::kPitch];
 
@@ -87,28 +92,29 @@ __global__ void __launch_bounds__(ElementTileShape<Compact>::kThreads, MinBlocks
 
 template <bool Compact, bool BlockRows>
 Status launch_shape(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
-  using S = ElementTileShape<Compact>;
+  using S = ElementTileShape<Compact, BlockRows>;
   const dim3 grid = clamped_grid(ceil_div(p.rows, S::kRows), ceil_div(p.cols, S::kCols), p.batch);
-  element_tile_kernel<Compact, BlockRows, ElementTileTuning<Compact>::kMinBlocks><<<grid, S::kThreads, 0, stream>>>(
+  element_tile_kernel<Compact, BlockRows, S::Tuning::kMinBlocks><<<grid, S::kThreads, 0, stream>>>(
       static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), view_of(p));
   return gpu::check_launch("tile_transpose (element form)");
 }
 
-template <bool Compact>
-Status launch_loads(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
-  constexpr int64_t kDramBlock = 256;
-  const bool block_rows = rows_start_on(kDramBlock, in, p.ld_in, p.batch > 1 ? p.stride_in : 0, p.elem_size);
-  return block_rows ? launch_shape<Compact, true>(in, out, p, stream) : launch_shape<Compact, false>(in, out, p, stream);
+// The large shape where each SM gets several of its tiles, else the compact one.
+template <bool BlockRows>
+Status launch_sized(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
+  using Large = ElementTileShape<false, BlockRows>;
+  const int64_t large_tiles = ceil_div(p.rows, Large::kRows) * ceil_div(p.cols, Large::kCols) * p.batch;
+  const bool compact = large_tiles < int64_t(kLargeTilesPerSmForLarge) * gpu::multiprocessor_count();
+  return compact ? launch_shape<true, BlockRows>(in, out, p, stream) : launch_shape<false, BlockRows>(in, out, p, stream);
 }
 
 }  // namespace
 
 Status launch_element_tile_transpose(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
   if (p.elem_size != 8) return detail::fail(Status::internal_error, "the element form takes 8-byte elements");
-  using Large = ElementTileShape<false>;
-  const int64_t large_tiles = ceil_div(p.rows, Large::kRows) * ceil_div(p.cols, Large::kCols) * p.batch;
-  const bool compact = large_tiles < int64_t(kLargeTilesPerSmForLarge) * gpu::multiprocessor_count();
-  return compact ? launch_loads<true>(in, out, p, stream) : launch_loads<false>(in, out, p, stream);
+  constexpr int64_t kDramBlock = 256;
+  const bool block_rows = rows_start_on(kDramBlock, in, p.ld_in, p.batch > 1 ? p.stride_in : 0, p.elem_size);
+  return block_rows ? launch_sized<true>(in, out, p, stream) : launch_sized<false>(in, out, p, stream);
 }
 
 }  // namespace xpose::cuda

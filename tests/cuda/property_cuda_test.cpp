@@ -207,7 +207,7 @@ TEST(PropertyCudaTile, LargeUnalignedViewsMatchReference) {
     int64_t tile_rows, tile_cols;  // the large shape of unaligned views (tuning.hpp)
   };
   using xpose::cuda::UnalignedTileTuning;
-  using Element = xpose::cuda::ElementTileTuning<false>;
+  using Element = xpose::cuda::ElementTileTuning<false, /*BlockRows=*/false>;  // odd leading dimensions
   // XPOSE_TEST_SMALL=1 (sanitizer runs): one shape and one pair of misalignments per size.
   const bool small = xpose_test::env_or("XPOSE_TEST_SMALL", 0) != 0;
   int ran = 0;
@@ -265,7 +265,12 @@ TEST(PropertyCudaTile, EightByteViewsEitherSideOfTheBlockRuleMatchReference) {
   };
   constexpr std::size_t kOnBlock = 256 - xpose_test::kGuardBytes;
   static_assert(kOnBlock == 192, "the arena's views start kGuardBytes past a 256-byte boundary");
-  // 27 x 25 large tiles of 64 x 64 (and then some): more than 4 per SM on any GPU up to 160 SMs.
+  // 27 x 25 x 4096 elements and then some, and a large tile (either shape) holds 4096: more than 4
+  // large tiles per SM on any GPU up to 160 SMs. Edge tiles both ways for either shape.
+  using xpose::cuda::ElementTileTuning;
+  static_assert(ElementTileTuning<false, true>::kRows * ElementTileTuning<false, true>::kCols == 4096 &&
+                    ElementTileTuning<false, false>::kRows * ElementTileTuning<false, false>::kCols == 4096,
+                "the shapes below assume 4096 elements per large tile");
   const int64_t rows = 27 * 64 + 5, cols = 25 * 64 + 3;
   const std::vector<Case> cases = {
       {rows, cols, 1632, 1736, 1, 0, kOnBlock, kOnBlock, "plain"},
@@ -317,7 +322,7 @@ TEST(PropertyCudaTile, ViewsEndingAtTheirAllocationMatchReference) {
     int64_t rows, cols;
   };
   using xpose::cuda::UnalignedTileTuning;
-  using Element = xpose::cuda::ElementTileTuning<false>;
+  using Element = xpose::cuda::ElementTileTuning<false, /*BlockRows=*/false>;  // odd leading dimensions
   // 27 x 25 large tiles: more than 4 per SM on any GPU up to 160 SMs, so `tile` takes the large shape.
   const auto large = [](xpose::DType type, int64_t tile_rows, int64_t tile_cols) {
     return Case{type, tile_rows * 27, tile_cols * 25};
