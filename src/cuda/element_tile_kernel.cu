@@ -14,12 +14,11 @@
 // large tile shape (tuning.hpp):
 //   - on 256-byte DRAM blocks (leading dimension and base multiples of 256 bytes, as in squares of
 //     powers of two): plain read-only loads, and a tile of 32 rows x 128 columns, whose input row
-//     segments are 1 KiB (v17: 16384^2 f64 96.7 -> 97.1 on the H100);
+//     segments are 1 KiB (v17: 16384^2 f64 96.7 -> 97.1 on the H100, 95.0 either way on the H200);
 //   - elsewhere: loads that fetch the whole 256-byte block around them (load_input_u64; 8193 x
 //     8191 f64 93.0 -> 95.8 with them), which on block-aligned rows fetch nothing more and cost
-//     0.1-0.3% (16384^2 f64, H100 and H200); and a tile of 128 x 32, whose output row segments are
-//     1 KiB, so that fewer of them straddle sectors of an odd output stride (v17: 8193 x 8191 f64
-//     95.8 -> 96.2; 32 x 128 there: 86).
+//     0.1-0.3% (16384^2 f64, H100 and H200); and a tile of 64 x 64 (32 x 128 there: 86, its
+//     256-byte output segments straddling sectors of an odd output stride).
 // Blocks walk tiles with the input row-tile index fastest, as in the tile kernel. Column tiles
 // fastest (the seed kernels' walk) measured 97.0 for 16384^2 f64 on the H100 but 88.8 on the H200,
 // and 85.8 for 8193 x 8191 on the H100, where neighbouring tiles share output sectors.

@@ -262,7 +262,7 @@ int deinterleave_chunk(int64_t cols, int size) {
 
 // The large tile of the tile kernel's aligned views. 8-byte elements: the element form's 64 x 64,
 // its large shape for every view until v17, which the interleave and deinterleave cut-overs were
-// measured against (tuning.hpp); its shapes since are 32 x 128 and 128 x 32.
+// measured against (tuning.hpp); views on 256-byte blocks take 32 x 128 since.
 constexpr int kEightByteCutOverTile = 64;
 int tile_rows_for(int size) {
   switch (size) {

@@ -77,8 +77,8 @@ template <> struct UnalignedTileTuning<2, true> : TileTuning<2, true> { static c
 template <> struct UnalignedTileTuning<4, true> : TileTuning<4, true> { static constexpr bool kUnmasked = true; };
 
 // The element form for 8-byte views (element_tile_kernel.cu): one element per access.
-// Until v17 its large shape was 64 x 64 for every view. Unaligned views at 64 x 64, 8193 x 8191 f64
-// on an H100, 2026-11-22: 93.1% of memcpy with 2 blocks per SM (90
+// Until v17 its large shape was 64 x 64 for every view (still so for views off 256-byte blocks).
+// Unaligned views at 64 x 64, 8193 x 8191 f64 on an H100, 2026-11-22: 93.1% of memcpy with 2 blocks per SM (90
 // registers), 93.1-93.2% with 3 (75 registers). With whole 256-byte blocks fetched (v15,
 // 2026-11-23): 256 threads at 2 blocks 94.0-94.3, at 3 94.1; 512 threads at 2 blocks (48
 // registers, 8 loads per thread, twice the warps) 95.8 (12345 x 6789: 92.5-92.8 -> 94.5). The same
@@ -95,19 +95,20 @@ template <> struct UnalignedTileTuning<4, true> : TileTuning<4, true> { static c
 // caps was no faster: 64 x 64 at 3 blocks 97.2 / 96.3, at 512 threads 97.5 / 96.6, 32 x 64 and 64 x
 // 32 at 4 blocks 97.2-97.4 / 96.4-96.5, 32 x 32 at 128 threads and 8 blocks 97.3 / 96.3-96.4; with
 // the column-tiles-fastest walk, 64 x 64 97.2 / 96.4 and 32 x 32 97.0 / 96.3.
-// Large shapes by where the view's input rows start (v17, 2026-11-23, H100, % of memcpy, the 64 x 64
-// shape above at 512 threads and 2 blocks per SM against each; calls 4 in
-// 2026-11-23-nvidia-h100-v17-experiments.txt):
-//   - rows on 256-byte blocks (BlockRows): 32 x 128, whose input row segments are 1 KiB, 16384^2
-//     f64 96.7 -> 97.1 (1468.9 -> 1461.9 us, both rounds), 8192^2 97.7-97.9 -> 97.6-97.8. At 256
-//     threads and 3 blocks 96.8; 128 x 32 96.6 (any count), 32 x 64 at 4 blocks 96.4, 64 x 64 at
-//     1024 threads 83.2.
-//   - the others (odd leading dimensions, or rows off blocks): 128 x 32, whose output row segments
-//     are 1 KiB, 8193 x 8191 f64 95.8-95.9 -> 96.2-96.3. 32 x 128 there: 86 (256-byte output
-//     segments, each straddling sectors on an odd output stride).
+// Large shapes by where the view's input rows start (v17, 2026-11-23, % of memcpy; calls 4 and 6
+// in 2026-11-23-nvidia-h100-v17-experiments.txt):
+//   - rows on 256-byte blocks (BlockRows): 32 x 128, whose input row segments are 1 KiB. H100:
+//     16384^2 f64 96.7 -> 97.1 (1468.9 -> 1461.9 us, both rounds; the suite run 97.3), 8192^2
+//     97.7-97.9 -> 97.6-97.8; H200: 95.0 -> 95.0, 98.3-98.6 -> 98.2. On the H100 at 256 threads
+//     and 3 blocks 96.8; 128 x 32 96.6 (any count), 32 x 64 at 4 blocks 96.4, 64 x 64 at 1024
+//     threads 83.2.
+//   - the others (odd leading dimensions, or rows off blocks): 64 x 64. 128 x 32 (1 KiB output row
+//     segments) ran 8193 x 8191 f64 95.8-95.9 -> 96.2-96.3 on the H100 but 93.5-93.8 -> 92.3-92.4
+//     on the H200, so not taken; 32 x 128 86 on the H100 (256-byte output segments, each
+//     straddling sectors on an odd output stride).
 template <bool Compact, bool BlockRows> struct ElementTileTuning;
 template <> struct ElementTileTuning<false, true> { static constexpr int kRows = 32, kCols = 128, kThreads = 512, kMinBlocks = 2; };
-template <> struct ElementTileTuning<false, false> { static constexpr int kRows = 128, kCols = 32, kThreads = 512, kMinBlocks = 2; };
+template <> struct ElementTileTuning<false, false> { static constexpr int kRows = 64, kCols = 64, kThreads = 512, kMinBlocks = 2; };
 template <bool BlockRows> struct ElementTileTuning<true, BlockRows> { static constexpr int kRows = 32, kCols = 32, kThreads = 128, kMinBlocks = 1; };
 
 // The production rule takes `deinterleave` up to this many columns and the tile kernel above
