@@ -78,30 +78,34 @@ template <> struct UnalignedTileTuning<4, true> : TileTuning<4, true> { static c
 
 // The element form for 8-byte views (element_tile_kernel.cu): one element per access.
 // Until v17 its large shape was 64 x 64 for every view (still so for views off 256-byte blocks).
-// Unaligned views at 64 x 64, 8193 x 8191 f64 on an H100, 2026-11-22: 93.1% of memcpy with 2 blocks per SM (90
-// registers), 93.1-93.2% with 3 (75 registers). With whole 256-byte blocks fetched (v15,
-// 2026-11-23): 256 threads at 2 blocks 94.0-94.3, at 3 94.1; 512 threads at 2 blocks (48
-// registers, 8 loads per thread, twice the warps) 95.8 (12345 x 6789: 92.5-92.8 -> 94.5). The same
-// form for 4-byte elements: 80.6% at 4 blocks, 75% at 6, against 88% for the tile kernel's general
-// form (docs/kernels.md v10).
+// Unaligned views at 64 x 64, 8193 x 8191 f64 on an H100, 2026-11-22: 93.1% of memcpy with 2
+// blocks per SM (90 registers), 93.1-93.2% with 3 (75 registers). With whole 256-byte blocks
+// fetched (v15, 2026-11-23): 256 threads at 2 blocks 94.0-94.3, at 3 94.1; 512 threads at 2 blocks
+// (48 registers, 8 loads per thread, twice the warps) 95.8 (12345 x 6789: 92.5-92.8 -> 94.5). The
+// same form for 4-byte elements: 80.6% at 4 blocks, 75% at 6, against 88% for the tile kernel's
+// general form (docs/kernels.md v10).
 // Aligned views (v16, 2026-11-23, 8192^2 / 16384^2 f64, % of memcpy; the tile kernel's 64 x 64
 // vector form before, 256 threads, 2 blocks per SM: H100 97.5-97.6 / 96.6, H200 96.2 / 92.8):
-// 64 x 64 at 512 threads and 2 blocks with block-fetching loads H100 97.7 / 96.6, H200 97.7-98.1 / 94.1; with plain loads
-// (what block-aligned rows take) H100 97.6-97.8 / 96.8, H200 98.1-98.2 / 94.4. Walking column tiles
-// fastest with plain loads: H100 97.7-97.8 / 97.0, but H200 94.5 / 88.8, so not kept. The seed
-// tiled_padded_rows in the same runs: H100 97.7-97.9 / 96.9, H200 95.3 / 88.8. Other shapes on the
-// H100, block-fetching loads: 32 x 32 at 256 threads 96.4-96.5 / 95.0 (8 blocks per SM: 97.3 /
-// 96.4), 32 x 64 and 64 x 32 at 4 blocks 97.3-97.5 / 96.4-96.5. The vector form at other shapes and
-// caps was no faster: 64 x 64 at 3 blocks 97.2 / 96.3, at 512 threads 97.5 / 96.6, 32 x 64 and 64 x
-// 32 at 4 blocks 97.2-97.4 / 96.4-96.5, 32 x 32 at 128 threads and 8 blocks 97.3 / 96.3-96.4; with
-// the column-tiles-fastest walk, 64 x 64 97.2 / 96.4 and 32 x 32 97.0 / 96.3.
-// Large shapes by where the view's input rows start (v17, 2026-11-23, % of memcpy; calls 4 and 6
-// in 2026-11-23-nvidia-h100-v17-experiments.txt):
+// 64 x 64 at 512 threads and 2 blocks with block-fetching loads H100 97.7 / 96.6, H200 97.7-98.1 /
+// 94.1; with plain loads (what block-aligned rows take) H100 97.6-97.8 / 96.8, H200 98.1-98.2 /
+// 94.4. Walking column tiles fastest with plain loads: H100 97.7-97.8 / 97.0, but H200 94.5 /
+// 88.8, so not kept. The seed tiled_padded_rows in the same runs: H100 97.7-97.9 / 96.9, H200 95.3
+// / 88.8. Other shapes on the H100, block-fetching loads: 32 x 32 at 256 threads 96.4-96.5 / 95.0
+// (8 blocks per SM: 97.3 / 96.4), 32 x 64 and 64 x 32 at 4 blocks 97.3-97.5 / 96.4-96.5. The
+// vector form at other shapes and caps was no faster: 64 x 64 at 3 blocks 97.2 / 96.3, at 512
+// threads 97.5 / 96.6, 32 x 64 and 64 x 32 at 4 blocks 97.2-97.4 / 96.4-96.5, 32 x 32 at 128
+// threads and 8 blocks 97.3 / 96.3-96.4; with the column-tiles-fastest walk, 64 x 64 97.2 / 96.4
+// and 32 x 32 97.0 / 96.3.
+// Large shapes by where the view's input rows start (v17, 2026-11-23, % of memcpy; calls 4, 6 and
+// 9 in bench/results/2026-11-23-nvidia-h100-v17-experiments.txt):
 //   - rows on 256-byte blocks (BlockRows): 32 x 128, whose input row segments are 1 KiB. H100:
 //     16384^2 f64 96.7 -> 97.1 (1468.9 -> 1461.9 us, both rounds; the suite run 97.3), 8192^2
 //     97.7-97.9 -> 97.6-97.8; H200: 95.0 -> 95.0, 98.3-98.6 -> 98.2. On the H100 at 256 threads
 //     and 3 blocks 96.8; 128 x 32 96.6 (any count), 32 x 64 at 4 blocks 96.4, 64 x 64 at 1024
-//     threads 83.2.
+//     threads 83.2. Against the seed tiled_padded_rows in the same process (call 9, us, 8192^2 /
+//     16384^2): the seed 368.4-368.9 / 1466.2-1467.1, 32 x 128 369.5-369.6 / 1462.2-1462.5, 64 x 64
+//     368.8-368.9 / 1469.4-1469.6, 64 x 128 at 1024 threads (dynamic shared memory) 370.9-371.0 /
+//     1459.6-1460.4: no one shape is ahead at both sizes (docs/kernels.md v17).
 //   - the others (odd leading dimensions, or rows off blocks): 64 x 64. 128 x 32 (1 KiB output row
 //     segments) ran 8193 x 8191 f64 95.8-95.9 -> 96.2-96.3 on the H100 but 93.5-93.8 -> 92.3-92.4
 //     on the H200, so not taken; 32 x 128 86 on the H100 (256-byte output segments, each
