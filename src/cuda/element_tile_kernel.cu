@@ -10,15 +10,17 @@
 //     with the general form.
 //   - Aligned views: faster than the tile kernel's vector form (v16, % of memcpy, 16384^2 / 8192^2
 //     f64: H100 96.6 / 97.6 -> 96.8 / 97.7, H200 92.8 / 96.2 -> 93.3-94.4 / 97.8-98.2).
-// Two instantiations by where the view's input rows start (BlockRows), each with its loads and its
-// large tile shape (tuning.hpp):
+// The loads depend on where the view's input rows start (BlockRows):
 //   - on 256-byte DRAM blocks (leading dimension and base multiples of 256 bytes, as in squares of
-//     powers of two): plain read-only loads, and a tile of 32 rows x 128 columns, whose input row
-//     segments are 1 KiB (v17: 16384^2 f64 96.7 -> 97.1 on the H100, 95.0 either way on the H200);
+//     powers of two): plain read-only loads;
 //   - elsewhere: loads that fetch the whole 256-byte block around them (load_input_u64; 8193 x
 //     8191 f64 93.0 -> 95.8 with them), which on block-aligned rows fetch nothing more and cost
-//     0.1-0.3% (16384^2 f64, H100 and H200); and a tile of 64 x 64 (32 x 128 there: 86, its
-//     256-byte output segments straddling sectors of an odd output stride).
+//     0.1-0.3% (16384^2 f64, H100 and H200).
+// The tile shape (ElementShape, tuning.hpp): 64 x 64, except for small problems (32 x 32) and for
+// block-aligned views with more row tiles than the GPU has SMs (32 x 128, v17: there the 64 x 64
+// tiles in flight, 2 per SM, cover less than two columns of tiles and read 512 bytes of each input
+// row at a time, a 1 KiB-wide tile 1 KiB; 16384^2 f64 96.7 -> 97.1 on the H100, 95.0 either way on
+// the H200, while 8192^2 lost 0.2 on both).
 // Blocks walk tiles with the input row-tile index fastest, as in the tile kernel. Column tiles
 // fastest (the seed kernels' walk) measured 97.0 for 16384^2 f64 on the H100 but 88.8 on the H200,
 // and 85.8 for 8193 x 8191 on the H100, where neighbouring tiles share output sectors.
@@ -34,9 +36,9 @@
 namespace xpose::cuda {
 namespace {
 
-template <bool Compact, bool BlockRows>
+template <ElementShape Shape>
 struct ElementTileShape {
-  using Tuning = ElementTileTuning<Compact, BlockRows>;
+  using Tuning = ElementTileTuning<Shape>;
   static constexpr int kRows = Tuning::kRows, kCols = Tuning::kCols, kThreads = Tuning::kThreads;
   static constexpr int kPitch = kCols + 1;                     // elements per tile row in shared memory
   static constexpr int kPerThread = kRows * kCols / kThreads;  // loads (and stores) per thread
@@ -54,10 +56,10 @@ __device__ __forceinline__ Element<8>::type load_input_element(const Element<8>:
   else return load_input_u64(address);
 }
 
-template <bool Compact, bool BlockRows, int MinBlocks>
-__global__ void __launch_bounds__(ElementTileShape<Compact, BlockRows>::kThreads, MinBlocks)
+template <ElementShape Shape, bool BlockRows>
+__global__ void __launch_bounds__(ElementTileShape<Shape>::kThreads, ElementTileShape<Shape>::Tuning::kMinBlocks)
     element_tile_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, MatrixView m) {
-  using S = ElementTileShape<Compact, BlockRows>;
+  using S = ElementTileShape<Shape>;
   using T = Element<8>::type;
   __shared__ T tile[S::kRows * S::kPitch];
 
@@ -89,31 +91,35 @@ __global__ void __launch_bounds__(ElementTileShape<Compact, BlockRows>::kThreads
   });
 }
 
-template <bool Compact, bool BlockRows>
+template <ElementShape Shape, bool BlockRows>
 Status launch_shape(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
-  using S = ElementTileShape<Compact, BlockRows>;
+  using S = ElementTileShape<Shape>;
   const dim3 grid = clamped_grid(ceil_div(p.rows, S::kRows), ceil_div(p.cols, S::kCols), p.batch);
-  element_tile_kernel<Compact, BlockRows, S::Tuning::kMinBlocks><<<grid, S::kThreads, 0, stream>>>(
-      static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), view_of(p));
+  element_tile_kernel<Shape, BlockRows><<<grid, S::kThreads, 0, stream>>>(static_cast<const uint8_t*>(in),
+                                                                          static_cast<uint8_t*>(out), view_of(p));
   return gpu::check_launch("tile_transpose (element form)");
-}
-
-// The large shape where each SM gets several of its tiles, else the compact one.
-template <bool BlockRows>
-Status launch_sized(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
-  using Large = ElementTileShape<false, BlockRows>;
-  const int64_t large_tiles = ceil_div(p.rows, Large::kRows) * ceil_div(p.cols, Large::kCols) * p.batch;
-  const bool compact = large_tiles < int64_t(kLargeTilesPerSmForLarge) * gpu::multiprocessor_count();
-  return compact ? launch_shape<true, BlockRows>(in, out, p, stream) : launch_shape<false, BlockRows>(in, out, p, stream);
 }
 
 }  // namespace
 
 Status launch_element_tile_transpose(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
   if (p.elem_size != 8) return detail::fail(Status::internal_error, "the element form takes 8-byte elements");
+  using Square = ElementTileShape<ElementShape::square>;
+  using Wide = ElementTileShape<ElementShape::wide>;
+  static_assert(Square::kRows * Square::kCols == Wide::kRows * Wide::kCols,
+                "the large shapes hold as many elements, so the compact rule can count either");
   constexpr int64_t kDramBlock = 256;
   const bool block_rows = rows_start_on(kDramBlock, in, p.ld_in, p.batch > 1 ? p.stride_in : 0, p.elem_size);
-  return block_rows ? launch_sized<true>(in, out, p, stream) : launch_sized<false>(in, out, p, stream);
+  const int64_t sms = gpu::multiprocessor_count();
+  const int64_t row_tiles = ceil_div(p.rows, Square::kRows);
+  const int64_t large_tiles = row_tiles * ceil_div(p.cols, Square::kCols) * p.batch;
+  if (large_tiles < int64_t(kLargeTilesPerSmForLarge) * sms)
+    return block_rows ? launch_shape<ElementShape::compact, true>(in, out, p, stream)
+                      : launch_shape<ElementShape::compact, false>(in, out, p, stream);
+  if (!block_rows) return launch_shape<ElementShape::square, false>(in, out, p, stream);
+  // Fewer than two columns of square tiles in flight (2 blocks per SM): the wide shape (tuning.hpp).
+  return row_tiles > sms ? launch_shape<ElementShape::wide, true>(in, out, p, stream)
+                         : launch_shape<ElementShape::square, true>(in, out, p, stream);
 }
 
 }  // namespace xpose::cuda

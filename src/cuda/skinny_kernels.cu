@@ -260,16 +260,14 @@ int deinterleave_chunk(int64_t cols, int size) {
   return static_cast<int>(n / round * round);
 }
 
-// The large tile of the tile kernel's aligned views. 8-byte elements: the element form's 64 x 64,
-// its large shape for every view until v17, which the interleave and deinterleave cut-overs were
-// measured against (tuning.hpp); views on 256-byte blocks take 32 x 128 since.
-constexpr int kEightByteCutOverTile = 64;
+// The large tile of the tile kernel's aligned views (8-byte elements: the element form's square
+// shape, which the interleave and deinterleave cut-overs were measured against).
 int tile_rows_for(int size) {
   switch (size) {
     case 1: return TileTuning<1, false>::kRows;
     case 2: return TileTuning<2, false>::kRows;
     case 4: return TileTuning<4, false>::kRows;
-    case 8: return kEightByteCutOverTile;
+    case 8: return ElementTileTuning<ElementShape::square>::kRows;
     default: return TileTuning<16, false>::kRows;
   }
 }
@@ -279,7 +277,7 @@ int tile_cols_for(int size) {
     case 1: return TileTuning<1, false>::kCols;
     case 2: return TileTuning<2, false>::kCols;
     case 4: return TileTuning<4, false>::kCols;
-    case 8: return kEightByteCutOverTile;
+    case 8: return ElementTileTuning<ElementShape::square>::kCols;
     default: return TileTuning<16, false>::kCols;
   }
 }

@@ -77,7 +77,7 @@ template <> struct UnalignedTileTuning<2, true> : TileTuning<2, true> { static c
 template <> struct UnalignedTileTuning<4, true> : TileTuning<4, true> { static constexpr bool kUnmasked = true; };
 
 // The element form for 8-byte views (element_tile_kernel.cu): one element per access.
-// Until v17 its large shape was 64 x 64 for every view (still so for views off 256-byte blocks).
+// Until v17 its large shape was 64 x 64 for every view (still so for most).
 // Unaligned views at 64 x 64, 8193 x 8191 f64 on an H100, 2026-11-22: 93.1% of memcpy with 2
 // blocks per SM (90 registers), 93.1-93.2% with 3 (75 registers). With whole 256-byte blocks
 // fetched (v15, 2026-11-23): 256 threads at 2 blocks 94.0-94.3, at 3 94.1; 512 threads at 2 blocks
@@ -96,24 +96,31 @@ template <> struct UnalignedTileTuning<4, true> : TileTuning<4, true> { static c
 // threads 97.5 / 96.6, 32 x 64 and 64 x 32 at 4 blocks 97.2-97.4 / 96.4-96.5, 32 x 32 at 128
 // threads and 8 blocks 97.3 / 96.3-96.4; with the column-tiles-fastest walk, 64 x 64 97.2 / 96.4
 // and 32 x 32 97.0 / 96.3.
-// Large shapes by where the view's input rows start (v17, 2026-11-23, % of memcpy; calls 4, 6 and
-// 9 in bench/results/2026-11-23-nvidia-h100-v17-experiments.txt):
-//   - rows on 256-byte blocks (BlockRows): 32 x 128, whose input row segments are 1 KiB. H100:
-//     16384^2 f64 96.7 -> 97.1 (1468.9 -> 1461.9 us, both rounds; the suite run 97.3), 8192^2
-//     97.7-97.9 -> 97.6-97.8; H200: 95.0 -> 95.0, 98.3-98.6 -> 98.2. On the H100 at 256 threads
-//     and 3 blocks 96.8; 128 x 32 96.6 (any count), 32 x 64 at 4 blocks 96.4, 64 x 64 at 1024
-//     threads 83.2. Against the seed tiled_padded_rows in the same process (call 9, us, 8192^2 /
-//     16384^2): the seed 368.4-368.9 / 1466.2-1467.1, 32 x 128 369.5-369.6 / 1462.2-1462.5, 64 x 64
-//     368.8-368.9 / 1469.4-1469.6, 64 x 128 at 1024 threads (dynamic shared memory) 370.9-371.0 /
-//     1459.6-1460.4: no one shape is ahead at both sizes (docs/kernels.md v17).
-//   - the others (odd leading dimensions, or rows off blocks): 64 x 64. 128 x 32 (1 KiB output row
-//     segments) ran 8193 x 8191 f64 95.8-95.9 -> 96.2-96.3 on the H100 but 93.5-93.8 -> 92.3-92.4
-//     on the H200, so not taken; 32 x 128 86 on the H100 (256-byte output segments, each
-//     straddling sectors on an odd output stride).
-template <bool Compact, bool BlockRows> struct ElementTileTuning;
-template <> struct ElementTileTuning<false, true> { static constexpr int kRows = 32, kCols = 128, kThreads = 512, kMinBlocks = 2; };
-template <> struct ElementTileTuning<false, false> { static constexpr int kRows = 64, kCols = 64, kThreads = 512, kMinBlocks = 2; };
-template <bool BlockRows> struct ElementTileTuning<true, BlockRows> { static constexpr int kRows = 32, kCols = 32, kThreads = 128, kMinBlocks = 1; };
+// Three shapes (element_tile_kernel.cu picks one; v17, 2026-11-23, % of memcpy; calls 4, 6 and 9
+// in bench/results/2026-11-23-nvidia-h100-v17-experiments.txt):
+//   - square, 64 x 64: every view off 256-byte blocks, and block-aligned views with at most as many
+//     row tiles of 64 as the GPU has SMs. With 2 blocks per SM the tiles in flight then span two
+//     columns of tiles or more: 1 KiB of every input row at a time.
+//   - wide, 32 x 128: block-aligned views with more row tiles than that, where 64 x 64 tiles in
+//     flight cover one column of tiles and read 512 bytes of each input row; 32 x 128 reads 1 KiB.
+//     H100: 16384^2 f64 96.7 -> 97.1 (1468.9 -> 1461.9 us, both rounds; the suite run 97.3); H200:
+//     95.0 either way. Not for 8192^2 (128 row tiles on 132 SMs), where it lost: H100 97.7-97.9 ->
+//     97.6-97.8, H200 98.3-98.6 -> 98.2. Against the seed tiled_padded_rows in the same process
+//     (call 9, us, 8192^2 / 16384^2): the seed 368.4-368.9 / 1466.2-1467.1, 64 x 64 368.8-368.9 /
+//     1469.4-1469.6, 32 x 128 369.5-369.6 / 1462.2-1462.5. The rule between the two is set by
+//     these two sizes; sizes between them were not measured. Other shapes for 16384^2 on the H100:
+//     32 x 128 at 256 threads and 3 blocks 96.8; 128 x 32 96.6 (any count); 32 x 64 at 4 blocks
+//     96.4; 64 x 64 at 1024 threads 83.2; 64 x 128 at 1024 threads (dynamic shared memory)
+//     1459.6-1460.4 us but 370.9-371.0 on 8192^2.
+//   - compact, 32 x 32: problems of fewer than kLargeTilesPerSmForLarge large tiles per SM.
+// Views off blocks keep 64 x 64: 128 x 32 (1 KiB output row segments) ran 8193 x 8191 f64
+// 95.8-95.9 -> 96.2-96.3 on the H100 but 93.5-93.8 -> 92.3-92.4 on the H200; 32 x 128 86 on the
+// H100 (256-byte output segments, each straddling sectors on an odd output stride).
+enum class ElementShape { square, wide, compact };
+template <ElementShape Shape> struct ElementTileTuning;
+template <> struct ElementTileTuning<ElementShape::square> { static constexpr int kRows = 64, kCols = 64, kThreads = 512, kMinBlocks = 2; };
+template <> struct ElementTileTuning<ElementShape::wide> { static constexpr int kRows = 32, kCols = 128, kThreads = 512, kMinBlocks = 2; };
+template <> struct ElementTileTuning<ElementShape::compact> { static constexpr int kRows = 32, kCols = 32, kThreads = 128, kMinBlocks = 1; };
 
 // The production rule takes `deinterleave` up to this many columns and the tile kernel above
 // (deinterleave_fits alone allows fewer columns than the aligned large tile's width). H100, % of

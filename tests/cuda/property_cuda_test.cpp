@@ -207,7 +207,7 @@ TEST(PropertyCudaTile, LargeUnalignedViewsMatchReference) {
     int64_t tile_rows, tile_cols;  // the large shape of unaligned views (tuning.hpp)
   };
   using xpose::cuda::UnalignedTileTuning;
-  using Element = xpose::cuda::ElementTileTuning<false, /*BlockRows=*/false>;  // odd leading dimensions
+  using Element = xpose::cuda::ElementTileTuning<xpose::cuda::ElementShape::square>;  // of unaligned views
   // XPOSE_TEST_SMALL=1 (sanitizer runs): one shape and one pair of misalignments per size.
   const bool small = xpose_test::env_or("XPOSE_TEST_SMALL", 0) != 0;
   int ran = 0;
@@ -265,21 +265,27 @@ TEST(PropertyCudaTile, EightByteViewsEitherSideOfTheBlockRuleMatchReference) {
   };
   constexpr std::size_t kOnBlock = 256 - xpose_test::kGuardBytes;
   static_assert(kOnBlock == 192, "the arena's views start kGuardBytes past a 256-byte boundary");
-  // 27 x 25 x 4096 elements and then some, and a large tile (either shape) holds 4096: more than 4
-  // large tiles per SM on any GPU up to 160 SMs. Edge tiles both ways for either shape.
+  // 27 x 25 large tiles of 64 x 64 (and then some): more than 4 per SM on any GPU up to 160 SMs,
+  // and fewer row tiles than SMs, so block-aligned views take the square shape. The tall views have
+  // more row tiles of 64 than any GPU up to 160 SMs has SMs, so block-aligned ones take the wide
+  // shape (tuning.hpp). Edge tiles both ways for every shape.
+  using xpose::cuda::ElementShape;
   using xpose::cuda::ElementTileTuning;
-  static_assert(ElementTileTuning<false, true>::kRows * ElementTileTuning<false, true>::kCols == 4096 &&
-                    ElementTileTuning<false, false>::kRows * ElementTileTuning<false, false>::kCols == 4096,
-                "the shapes below assume 4096 elements per large tile");
+  static_assert(ElementTileTuning<ElementShape::square>::kRows == 64 && ElementTileTuning<ElementShape::square>::kCols == 64 &&
+                    ElementTileTuning<ElementShape::wide>::kRows == 32 && ElementTileTuning<ElementShape::wide>::kCols == 128,
+                "the shapes below are sized for these tiles");
   const int64_t rows = 27 * 64 + 5, cols = 25 * 64 + 3;
+  const int64_t tall_rows = 160 * 64 + 37, tall_cols = 2 * 128 + 5;
   const std::vector<Case> cases = {
       {rows, cols, 1632, 1736, 1, 0, kOnBlock, kOnBlock, "plain"},
       {rows, cols, 1632, 1737, 1, 0, kOnBlock, kOnBlock + 8, "plain, output rows off 16 bytes"},
       {rows, cols, 1632, 1736, 2, 32, kOnBlock, kOnBlock, "plain, batch"},
+      {tall_rows, tall_cols, 288, 10280, 1, 0, kOnBlock, kOnBlock, "plain, tall: wide tiles"},
       {100, 70, 96, 100, 1, 0, kOnBlock, kOnBlock + 32, "plain, compact"},
       {rows, cols, 1632, 1736, 1, 0, kOnBlock + 32, kOnBlock, "block-fetching: base off a block"},
       {rows, cols, 1616, 1736, 1, 0, kOnBlock, kOnBlock, "block-fetching: leading dimension off blocks"},
       {rows, cols, 1632, 1736, 2, 2, kOnBlock, kOnBlock, "block-fetching: batch stride off blocks"},
+      {tall_rows, tall_cols, 289, 10280, 1, 0, kOnBlock, kOnBlock, "block-fetching, tall: square tiles"},
       {100, 70, 97, 102, 1, 0, kOnBlock, kOnBlock, "block-fetching, compact"},
   };
   const bool small = xpose_test::env_or("XPOSE_TEST_SMALL", 0) != 0;
@@ -322,7 +328,7 @@ TEST(PropertyCudaTile, ViewsEndingAtTheirAllocationMatchReference) {
     int64_t rows, cols;
   };
   using xpose::cuda::UnalignedTileTuning;
-  using Element = xpose::cuda::ElementTileTuning<false, /*BlockRows=*/false>;  // odd leading dimensions
+  using Element = xpose::cuda::ElementTileTuning<xpose::cuda::ElementShape::square>;  // of unaligned views
   // 27 x 25 large tiles: more than 4 per SM on any GPU up to 160 SMs, so `tile` takes the large shape.
   const auto large = [](xpose::DType type, int64_t tile_rows, int64_t tile_cols) {
     return Case{type, tile_rows * 27, tile_cols * 25};
