@@ -18,9 +18,9 @@
 //     0.1-0.3% (16384^2 f64, H100 and H200).
 // The tile shape (ElementShape, tuning.hpp): 64 x 64, except for small problems (32 x 32) and for
 // block-aligned views with more row tiles than the GPU has SMs (32 x 128, v17: there the 64 x 64
-// tiles in flight, 2 per SM, cover less than two columns of tiles and read 512 bytes of each input
-// row at a time, a 1 KiB-wide tile 1 KiB; 16384^2 f64 96.7 -> 97.1 on the H100, 95.0 either way on
-// the H200, while 8192^2 lost 0.2 on both).
+// tiles in flight, 2 per SM, cover less than two columns of tiles and read only 512 bytes of many
+// input rows at a time, where 32 x 128 tiles read 1 KiB; 16384^2 f64 96.7 -> 97.1 on the H100, 95.0
+// either way on the H200, while at 8192^2 32 x 128 lost 0.1-0.4 on both GPUs).
 // Blocks walk tiles with the input row-tile index fastest, as in the tile kernel. Column tiles
 // fastest (the seed kernels' walk) measured 97.0 for 16384^2 f64 on the H100 but 88.8 on the H200,
 // and 85.8 for 8193 x 8191 on the H100, where neighbouring tiles share output sectors.

@@ -101,8 +101,9 @@ template <> struct UnalignedTileTuning<4, true> : TileTuning<4, true> { static c
 //   - square, 64 x 64: every view off 256-byte blocks, and block-aligned views with at most as many
 //     row tiles of 64 as the GPU has SMs. With 2 blocks per SM the tiles in flight then span two
 //     columns of tiles or more: 1 KiB of every input row at a time.
-//   - wide, 32 x 128: block-aligned views with more row tiles than that, where 64 x 64 tiles in
-//     flight cover one column of tiles and read 512 bytes of each input row; 32 x 128 reads 1 KiB.
+//   - wide, 32 x 128: block-aligned views with more row tiles than that, where the 64 x 64 tiles
+//     in flight cover less than two columns of tiles and read only 512 bytes of many input rows at
+//     a time (16384^2: 264 tiles over 256 row tiles); 32 x 128 tiles read 1 KiB of each.
 //     H100: 16384^2 f64 96.7 -> 97.1 (1468.9 -> 1461.9 us, both rounds; the suite run 97.3); H200:
 //     95.0 either way. Not for 8192^2 (128 row tiles on 132 SMs), where it lost: H100 97.7-97.9 ->
 //     97.6-97.8, H200 98.3-98.6 -> 98.2. Against the seed tiled_padded_rows in the same process

@@ -281,6 +281,8 @@ TEST(PropertyCudaTile, EightByteViewsEitherSideOfTheBlockRuleMatchReference) {
       {rows, cols, 1632, 1737, 1, 0, kOnBlock, kOnBlock + 8, "plain, output rows off 16 bytes"},
       {rows, cols, 1632, 1736, 2, 32, kOnBlock, kOnBlock, "plain, batch"},
       {tall_rows, tall_cols, 288, 10280, 1, 0, kOnBlock, kOnBlock, "plain, tall: wide tiles"},
+      {tall_rows, tall_cols, 288, 10281, 1, 0, kOnBlock, kOnBlock + 8, "plain, tall, output rows off 16 bytes: wide tiles"},
+      {tall_rows, tall_cols, 288, 10280, 2, 32, kOnBlock, kOnBlock, "plain, tall, batch: wide tiles"},
       {100, 70, 96, 100, 1, 0, kOnBlock, kOnBlock + 32, "plain, compact"},
       {rows, cols, 1632, 1736, 1, 0, kOnBlock + 32, kOnBlock, "block-fetching: base off a block"},
       {rows, cols, 1616, 1736, 1, 0, kOnBlock, kOnBlock, "block-fetching: leading dimension off blocks"},
@@ -320,19 +322,24 @@ TEST(PropertyCudaTile, EightByteViewsEitherSideOfTheBlockRuleMatchReference) {
 // allocation and compute-sanitizer memcheck reports it (the arena's guards, in the same
 // allocation, cannot show reads). Whole multiples of the tile with odd leading dimensions: the
 // last tile is full and unaligned, where the unmasked variant's bound (tile_kernel.cu) decides;
-// large and compact shapes.
+// large and compact shapes. And one packed f64 view on 256-byte blocks, tall enough for the
+// element form's wide shape (more row tiles of 64 than any GPU up to 160 SMs has SMs).
 TEST(PropertyCudaTile, ViewsEndingAtTheirAllocationMatchReference) {
   XPOSE_SKIP_WITHOUT_CUDA_DEVICE();
   struct Case {
     xpose::DType type;
     int64_t rows, cols;
+    bool packed = false;  // leading dimensions as the view (else padded by 1 and 3: odd)
   };
   using xpose::cuda::UnalignedTileTuning;
   using Element = xpose::cuda::ElementTileTuning<xpose::cuda::ElementShape::square>;  // of unaligned views
+  using Wide = xpose::cuda::ElementTileTuning<xpose::cuda::ElementShape::wide>;
   // 27 x 25 large tiles: more than 4 per SM on any GPU up to 160 SMs, so `tile` takes the large shape.
   const auto large = [](xpose::DType type, int64_t tile_rows, int64_t tile_cols) {
     return Case{type, tile_rows * 27, tile_cols * 25};
   };
+  // 10272 rows: 161 row tiles of 64; 256 columns of 8 bytes: rows on 256-byte blocks.
+  const Case wide{xpose::DType::f64, Wide::kRows * 321, Wide::kCols * 2, /*packed=*/true};
   const bool small = xpose_test::env_or("XPOSE_TEST_SMALL", 0) != 0;
   int ran = 0;
   for (const Case c : {large(xpose::DType::u8, UnalignedTileTuning<1, false>::kRows, UnalignedTileTuning<1, false>::kCols),
@@ -341,12 +348,14 @@ TEST(PropertyCudaTile, ViewsEndingAtTheirAllocationMatchReference) {
                        Case{xpose::DType::u16, 128, 256},
                        large(xpose::DType::f32, UnalignedTileTuning<4, false>::kRows, UnalignedTileTuning<4, false>::kCols),
                        Case{xpose::DType::f32, 512, 512}, large(xpose::DType::f64, Element::kRows, Element::kCols),
-                       Case{xpose::DType::f64, 256, 256}})
+                       Case{xpose::DType::f64, 256, 256}, wide})
     for (const int64_t pad : {1, 3}) {
       if (small && pad != 1) continue;
+      if (c.packed && pad != 1) continue;  // one run, with no padding
+      const int64_t ld_pad = c.packed ? 0 : pad;
       xpose::Matrix m{c.rows, c.cols};
-      m.ld_in = m.cols + pad;
-      m.ld_out = m.rows + pad;
+      m.ld_in = m.cols + ld_pad;
+      m.ld_out = m.rows + ld_pad;
       SCOPED_TRACE(xpose_test::describe(m, c.type));
       xpose::Plan plan;
       ASSERT_EQ(xpose::Plan::create(plan, m, c.type, Device::cuda, {"tile", 0}), Status::ok)
