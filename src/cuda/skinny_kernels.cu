@@ -109,7 +109,8 @@ __global__ void __launch_bounds__(kThreads)
 //
 // The staging layout and the lanes' arrangement depend on the element size:
 //   - 4- to 16-byte elements: skewed by one element in 32 (the column reads, lanes V rows apart,
-//     would meet few banks), loaded element by element; lanes take one output row's vectors;
+//     would meet few banks), loaded element by element; lanes take one output row's vectors.
+//     4-byte elements with an odd `cols` take rows_xored instead (v18b);
 //   - 1- and 2-byte elements: not skewed, loaded as 16-byte vectors (the skewed load took a
 //     shared-memory store per byte, which with the column reads held u8 at 39% of memcpy); a warp
 //     takes 4 output rows side by side (lane % 4) by 8 vectors, so that a read instruction's lanes
@@ -119,6 +120,19 @@ __global__ void __launch_bounds__(kThreads)
 // odd rows 12.9 -> 83.1, x 8-64 39 -> 55-57; f16 x 33 61.3 -> 92.6, odd rows 26 -> 77.3; f32 x 33
 // 89.7 -> 91.8, odd rows 81.5 -> 90.0, x 2 100.3 -> 99.7, x 8 98.2 -> 96.5 (and then the loads of
 // load_staged, all in flight: x 33 -> 94.9, x 8 -> 98.2, x 2 -> 100.7).
+
+// Element e of a staged run of 4-byte elements with an odd `cols`: its place in its row of 32
+// words XORed with the row's index mod 4. The load phase's lanes hold 4 consecutive elements
+// (words 4 apart: 8 lanes per row, 4 rows per warp instruction), which the XOR sends to distinct
+// banks; the store phase's lanes read words 4 * cols apart, which for odd `cols` meet more banks
+// than with the skew. Shared-memory wavefronts per warp read, modelled for 256 threads (skew ->
+// XOR): x 3 2.01 -> 1.06, x 5 2.12 -> 1.12, x 17 1.98 -> 1.18, x 31 8.0 -> 1.0, x 33 2.0 -> 1.41,
+// x 47 2.31 -> 1.58; loads 1.0 either way. For even `cols` the XOR is worse (x 8: 8.0, x 32: 32).
+// H100 (docs/kernels.md v18b, us, two rounds): 4194304 x 31 365.8-365.9 -> 359.4-359.6 (94.5 ->
+// 96.2% of memcpy), 2796203 x 47 412.4-412.5 -> 407.4-407.7, 16777216 x 5 230.6 -> 229.7-229.8,
+// 4194304 x 33 388.9-389.0 -> 388.3-388.4, 8388607 x 17 unchanged, 33554431 x 3 273.6-273.7 ->
+// 274.0-274.1 (0.16% slower).
+__device__ __forceinline__ int rows_xored(int e) { return (e & ~31) | ((e & 31) ^ ((e >> 5) & 3)); }
 
 // 16-byte chunk k of a staged run of 1- or 2-byte elements, swizzled: XOR of its place in its
 // 128-byte line with a function of the line, so that reads `cols` elements apart for an even
@@ -133,10 +147,11 @@ struct DeinterleaveLayout {
   static constexpr bool kSkewed = sizeof(T) >= 4;
   static constexpr int kRowsSideBySide = kSkewed ? 1 : 4;  // output rows a warp covers at once
   static constexpr int V = 16 / sizeof(T);
-  bool swizzled;  // 1- and 2-byte elements with an even `cols`
+  bool even_cols;  // 1- and 2-byte elements: swizzled chunks; 4-byte elements: skewed (else rows_xored)
   __device__ __forceinline__ int index(int e) const {
+    if (sizeof(T) == 4 && !even_cols) return rows_xored(e);
     if (kSkewed) return skewed(e);
-    return swizzled ? swizzled_chunk(e / V) * V + e % V : e;
+    return even_cols ? swizzled_chunk(e / V) * V + e % V : e;
   }
 };
 
@@ -250,7 +265,9 @@ int chunk_length(int64_t other_side, int size) {
 // Deinterleave's staging holds the run, n * cols elements (plus one in 32 where it is skewed): half
 // the buffer where that already gives output segments of 1 KiB (few columns: 67108864 x 2 f32 96.9
 // -> 98.2% of memcpy, 16777216 x 8 94.5 -> 95.2, H100), else all of it with n a multiple of a
-// 128-byte line where that many rows fit.
+// 128-byte line where that many rows fit. Every size keeps the skew's room, rows_xored's views
+// too (measured so), though the XOR needs none: it keeps each element inside its own row of 32
+// words, and the run ends at least 31 words before the buffer does.
 int deinterleave_chunk(int64_t cols, int size) {
   const int per_vector = 16 / size;
   const int64_t half = (kDeinterleaveStagingBytes / 2 / size) * 32 / 33 / cols;
