@@ -65,14 +65,16 @@ template <> struct TileTuning<16, true> { static constexpr int kRows = 16, kCols
 // at 3 blocks (80 registers) 93.5, 95.7 in the suite run (12345 x 6789: 93.3 -> 94.3; 300 x
 // 1000003, whose second row tile of 256 held 44 rows: 57 -> 78), 256 x 64 at 3 89.6, 128 x 256 at
 // 2 85.6.
-// Twice the warps (v18, H100, 2026-11-23, us, two rounds each; call 7 and 8 of
+// Twice the warps (v18, H100, 2026-11-23, us, two rounds each; calls 7 and 8 of
 // bench/results/2026-11-23-nvidia-h100-v18-experiments.txt): f16 at 128 x 128 with 512 threads and
 // 2 blocks per SM (63 registers, 32 warps per SM; 256 x 64 at 256 threads took 121 registers, 16
 // warps): 8191 x 8193 101.5-101.7 -> 99.5-100.1 (94.2-94.6 -> 95.9-96.4% of memcpy), 12345 x 6789
 // 125.2 -> 123.1-123.3, 16383 x 16385 382.2-382.5 -> 382.0-382.2, 300 x 1000003 632.9 -> 468.0 (63.5
 // -> 85.8%), 1000003 x 301 708.3 -> 634.0-634.6, 3001 x 5003 30.6-30.7 -> 28.5-28.8, 8192^2 with
 // both leading dimensions 8193 101.9 -> 100.4-100.5; 128 x 128 at 256 threads: in between; 256 x 64
-// at 512 threads: 100.5-100.6 on 8191 x 8193. The same for u8 and f32 did not pay: u8 256 x 128 at
+// at 512 threads: 100.5-100.6 on 8191 x 8193. On an H200 (call 10): 8191 x 8193 87.3-87.7 ->
+// 83.7-83.8, 12345 x 6789 106.7 -> 103.1, 300 x 1000003 611.6 -> 412.7-412.8, 3001 x 5003
+// 27.4-27.5 -> 25.0-25.1. The same for u8 and f32 did not pay: u8 256 x 128 at
 // 512 threads 8191 x 8193 55.5 -> 55.1-55.2, 16383 x 16385 200.1 -> 196.3-196.5, but 12345 x 6789
 // 67.3 -> 67.6 and 300 x 1000003 78.1 -> 66.7-67.0%; u8 128 x 256 at 512 threads 86% on 8191 x
 // 8193 (128-byte output segments); f32 128 x 64 at 512 threads 190.7 -> 190.2 (8191 x 8193),
