@@ -121,17 +121,17 @@ __global__ void __launch_bounds__(kThreads)
 // 89.7 -> 91.8, odd rows 81.5 -> 90.0, x 2 100.3 -> 99.7, x 8 98.2 -> 96.5 (and then the loads of
 // load_staged, all in flight: x 33 -> 94.9, x 8 -> 98.2, x 2 -> 100.7).
 
-// Element e of a staged run of 4-byte elements with an odd `cols`: its place in its row of 32
-// words XORed with the row's index mod 4. The load phase's lanes hold 4 consecutive elements
-// (words 4 apart: 8 lanes per row, 4 rows per warp instruction), which the XOR sends to distinct
-// banks; the store phase's lanes read words 4 * cols apart, which for odd `cols` meet more banks
-// than with the skew. Shared-memory wavefronts per warp read, modelled for 256 threads (skew ->
-// XOR): x 3 2.01 -> 1.06, x 5 2.12 -> 1.12, x 17 1.98 -> 1.18, x 31 8.0 -> 1.0, x 33 2.0 -> 1.41,
-// x 47 2.31 -> 1.58; loads 1.0 either way. For even `cols` the XOR is worse (x 8: 8.0, x 32: 32).
-// H100 (docs/kernels.md v18b, us, two rounds): 4194304 x 31 365.8-365.9 -> 359.4-359.6 (94.5 ->
-// 96.2% of memcpy), 2796203 x 47 412.4-412.5 -> 407.4-407.7, 16777216 x 5 230.6 -> 229.7-229.8,
-// 4194304 x 33 388.9-389.0 -> 388.3-388.4, 8388607 x 17 unchanged, 33554431 x 3 273.6-273.7 ->
-// 274.0-274.1 (0.16% slower).
+// Element e of a staged run of 4-byte elements with an odd `cols`: its place in its row of 32 words
+// XORed with the row's index mod 4. The load phase's lanes hold 4 consecutive elements (words 4
+// apart: 8 lanes per row, 4 rows per warp instruction), which the XOR sends to distinct banks; the
+// store phase's lanes read words 4 * cols apart, which for odd `cols` meet more banks than with the
+// skew. Shared-memory wavefronts per warp read, modelled for 256 threads (skew -> XOR; averages,
+// bench/results/2026-11-23-deinterleave-bank-model.py): x 3 2.01 -> 1.06, x 5 2.12 -> 1.12, x 17
+// 1.98 -> 1.18, x 31 8.0 -> 1.0, x 33 2.0 -> 1.41, x 47 2.31 -> 1.58; loads 1.0 either way. For
+// even `cols` the XOR is worse (x 8: 8.0, x 32: 32.0). H100 (docs/kernels.md v18b, us, two rounds):
+// 4194304 x 31 365.8-365.9 -> 359.4-359.6 (94.5 -> 96.2% of memcpy), 2796203 x 47 412.4-412.5 ->
+// 407.4-407.7, 16777216 x 5 230.6 -> 229.7-229.8, 4194304 x 33 388.9-389.0 -> 388.3-388.4, 8388607
+// x 17 unchanged, 33554431 x 3 273.6-273.7 -> 274.0-274.1 (0.16% slower).
 __device__ __forceinline__ int rows_xored(int e) { return (e & ~31) | ((e & 31) ^ ((e >> 5) & 3)); }
 
 // 16-byte chunk k of a staged run of 1- or 2-byte elements, swizzled: XOR of its place in its
@@ -147,7 +147,7 @@ struct DeinterleaveLayout {
   static constexpr bool kSkewed = sizeof(T) >= 4;
   static constexpr int kRowsSideBySide = kSkewed ? 1 : 4;  // output rows a warp covers at once
   static constexpr int V = 16 / sizeof(T);
-  bool even_cols;  // 1- and 2-byte elements: swizzled chunks; 4-byte elements: skewed (else rows_xored)
+  bool even_cols;  // swizzled chunks (1, 2 bytes); the skew, else rows_xored (4); unused (8, 16)
   __device__ __forceinline__ int index(int e) const {
     if (sizeof(T) == 4 && !even_cols) return rows_xored(e);
     if (kSkewed) return skewed(e);

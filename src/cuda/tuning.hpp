@@ -48,8 +48,8 @@ template <> struct TileTuning<16, true> { static constexpr int kRows = 16, kCols
 // padded to 16 bytes and the output's left odd, 8191 x 8193 ran as slowly as with both odd, and with the
 // output's padded as fast as aligned (u8 84 / 93, f16 89 / 94, f32 92 / 94.5 % of memcpy;
 // 8-byte elements, in the element form, the other way round). So the shapes here make output row
-// segments long (kRows * size: f16 and f32 512 bytes, the most a warp's 32 vectors cover; u8 had
-// 256 until v15), and every aligned vector of an output row is stored whole once (the halo,
+// segments long (kRows * size: f32 512 bytes, the most a warp's 32 vectors cover; u8 had 256 until
+// v15, f16 512 until v18, when twice the warps with 256 bytes paid more), and every aligned vector of an output row is stored whole once (the halo,
 // tile_kernel.cu). Since v15 the input loads fetch whole 256-byte blocks, which moved the balance
 // for u8 to a smaller tile with more blocks per SM (below). (v15 also found that a padded input
 // stride that is not a multiple of 256 bytes had cost f32 4 points by itself: device_types.cuh.)
@@ -69,16 +69,17 @@ template <> struct TileTuning<16, true> { static constexpr int kRows = 16, kCols
 // bench/results/2026-11-23-nvidia-h100-v18-experiments.txt): f16 at 128 x 128 with 512 threads and
 // 2 blocks per SM (63 registers, 32 warps per SM; 256 x 64 at 256 threads took 121 registers, 16
 // warps): 8191 x 8193 101.5-101.7 -> 99.5-100.1 (94.2-94.6 -> 95.9-96.4% of memcpy), 12345 x 6789
-// 125.2 -> 123.1-123.3, 16383 x 16385 382.2-382.5 -> 382.0-382.2, 300 x 1000003 632.9 -> 468.0 (63.5
-// -> 85.8%), 1000003 x 301 708.3 -> 634.0-634.6, 3001 x 5003 30.6-30.7 -> 28.5-28.8, 8192^2 with
-// both leading dimensions 8193 101.9 -> 100.4-100.5; 128 x 128 at 256 threads: in between; 256 x 64
-// at 512 threads: 100.5-100.6 on 8191 x 8193. On an H200 (call 10): 8191 x 8193 87.3-87.7 ->
-// 83.7-83.8, 12345 x 6789 106.7 -> 103.1, 300 x 1000003 611.6 -> 412.7-412.8, 3001 x 5003
-// 27.4-27.5 -> 25.0-25.1. The same for u8 and f32 did not pay: u8 256 x 128 at
-// 512 threads 8191 x 8193 55.5 -> 55.1-55.2, 16383 x 16385 200.1 -> 196.3-196.5, but 12345 x 6789
-// 67.3 -> 67.6 and 300 x 1000003 78.1 -> 66.7-67.0%; u8 128 x 256 at 512 threads 86% on 8191 x
-// 8193 (128-byte output segments); f32 128 x 64 at 512 threads 190.7 -> 190.2 (8191 x 8193),
-// 237.6 -> 237.5-237.8 (12345 x 6789); f32 64 x 128 at 512 threads slower (192.2, 242.8).
+// 125.2 -> 123.1-123.3, 16383 x 16385 382.2-382.5 -> 382.0-382.2, 300 x 1000003 632.9 -> 468.0
+// (63.5 -> 85.8%), 1000003 x 301 708.3-708.5 -> 633.9-634.6, 3001 x 5003 30.6-30.7 -> 28.5-28.8,
+// 8192^2 with both leading dimensions 8193 101.9 -> 100.4-100.5; 128 x 128 at 256 threads: faster
+// than 256 x 64 on few-row views (484.0), equal or slower on large ones (101.5-101.6, 385.2-385.4);
+// 256 x 64 at 512 threads: 100.5-100.6 on 8191 x 8193. On an H200 (call 10): 8191 x 8193 87.3-87.7
+// -> 83.7-83.8, 12345 x 6789 106.7 -> 103.1, 300 x 1000003 611.6 -> 412.7-412.8, 3001 x 5003
+// 27.4-27.5 -> 25.0-25.1. The same for u8 and f32 did not pay: u8 256 x 128 at 512 threads 8191 x
+// 8193 55.5 -> 55.1-55.2, 16383 x 16385 200.1 -> 196.3-196.5, but 12345 x 6789 67.3 -> 67.6 and 300
+// x 1000003 78.1 -> 66.7-67.0%; u8 128 x 256 at 512 threads 86% on 8191 x 8193 (128-byte output
+// segments); f32 128 x 64 at 512 threads 190.7 -> 190.2 (8191 x 8193), 237.6-237.8 -> 237.5-237.8
+// (12345 x 6789); f32 64 x 128 at 512 threads slower (192.2, 242.8).
 // The compact shapes follow the large ones' choice of form (not measured on their own).
 template <int Size, bool Compact> struct UnalignedTileTuning;
 template <> struct UnalignedTileTuning<1, false> { static constexpr int kRows = 128, kCols = 128, kThreads = 256, kMinBlocks = 3; static constexpr bool kUnmasked = true; };
