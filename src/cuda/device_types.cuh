@@ -42,11 +42,23 @@ inline dim3 clamped_grid(int64_t x, int64_t y, int64_t z) {
 
 __host__ __device__ inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// The unit in which L2 fetches kernel input from DRAM (load_input_vector below asks for whole ones).
+constexpr int64_t kDramBlock = 256;
+
 // Whether every row of a view starts on a multiple of `bytes`: its base, its leading dimension `ld`
 // and its batch stride `stride` (0 for one matrix), in elements of `size` bytes. Kernels pick
 // their vector widths (16) and load kinds (256-byte DRAM blocks) by it.
 inline bool rows_start_on(int64_t bytes, const void* base, int64_t ld, int64_t stride, int size) {
   return reinterpret_cast<uintptr_t>(base) % bytes == 0 && (ld * size) % bytes == 0 && (stride * size) % bytes == 0;
+}
+
+// rows_start_on for the input and the output of a 2D problem (the batch stride counts only when
+// there is a batch).
+inline bool input_rows_start_on(int64_t bytes, const void* in, const detail::Transpose2D& p) {
+  return rows_start_on(bytes, in, p.ld_in, p.batch > 1 ? p.stride_in : 0, p.elem_size);
+}
+inline bool output_rows_start_on(int64_t bytes, const void* out, const detail::Transpose2D& p) {
+  return rows_start_on(bytes, out, p.ld_out, p.batch > 1 ? p.stride_out : 0, p.elem_size);
 }
 
 // Where a Rows x Cols tile of the input lies: tile (rt, ct) of matrix b, its first row and column,
@@ -57,15 +69,47 @@ struct TileAt {
   int rows_here, cols_here;
 };
 
-// Calls tile(TileAt) for every tile of the view this block takes, with the grid clamped by
-// clamped_grid(row tiles, column tiles, batch): input row-tile index fastest (blockIdx.x), so
-// that neighbouring tiles of an output row run at the same time.
+// The order in which a launch's blocks take the tiles of a view. The hardware starts blocks in
+// the order of their index (x fastest), so the index that moves fastest decides which tiles are
+// in flight together.
+//   - rows_fastest: the input row-tile index fastest, so that neighbouring tiles of an output row
+//     run at the same time and the 32-byte sectors they share are completed in L2 before
+//     eviction. The default.
+//   - columns_fastest: the column-tile index fastest. For views of many short rows, walked rows
+//     first, each column of tiles reads every input row again, long after the previous column
+//     fetched the DRAM blocks the two share (a row's tile segments that do not fill whole 256-byte
+//     blocks), which have left L2 by then: 1000003 x 300 u8 read its input about three times
+//     (H100, 51.6% of memcpy; columns fastest 77.7; docs/kernels.md v19).
+enum class TileWalk { rows_fastest, columns_fastest };
+
+// The walk for a view of row_tiles x col_tiles tiles (per matrix) when about `resident` blocks run
+// at once; columns_share_blocks: whether neighbouring column tiles read parts of the same 256-byte
+// DRAM blocks. Columns fastest only where it saves DRAM reads: the row tiles of one column do not
+// fit on the GPU together, and the column tiles of a few row tiles do (so that the row tiles
+// sharing output rows still run together).
+inline TileWalk tile_walk(int64_t row_tiles, int64_t col_tiles, int64_t resident, bool columns_share_blocks) {
+  const bool columns_fastest = columns_share_blocks && row_tiles > resident && col_tiles * 4 <= resident;
+  return columns_fastest ? TileWalk::columns_fastest : TileWalk::rows_fastest;
+}
+
+// The launch grid for a walk: the fast index in x, clamped by clamped_grid.
+inline dim3 tile_grid(int64_t row_tiles, int64_t col_tiles, int64_t batch, TileWalk walk) {
+  return walk == TileWalk::columns_fastest ? clamped_grid(col_tiles, row_tiles, batch)
+                                           : clamped_grid(row_tiles, col_tiles, batch);
+}
+
+// Calls tile(TileAt) for every tile of the view this block takes, in the order `walk` says, with
+// the grid from tile_grid.
 template <int Rows, int Cols, class F>
-__device__ __forceinline__ void for_each_tile(const MatrixView& m, F&& tile) {
+__device__ __forceinline__ void for_each_tile(const MatrixView& m, TileWalk walk, F&& tile) {
   const int64_t row_tiles = ceil_div(m.rows, Rows), col_tiles = ceil_div(m.cols, Cols);
+  const bool columns_fastest = walk == TileWalk::columns_fastest;
+  const int64_t fast_tiles = columns_fastest ? col_tiles : row_tiles;
+  const int64_t slow_tiles = columns_fastest ? row_tiles : col_tiles;
   for (int64_t b = blockIdx.z; b < m.batch; b += gridDim.z)
-    for (int64_t ct = blockIdx.y; ct < col_tiles; ct += gridDim.y)
-      for (int64_t rt = blockIdx.x; rt < row_tiles; rt += gridDim.x) {
+    for (int64_t slow = blockIdx.y; slow < slow_tiles; slow += gridDim.y)
+      for (int64_t fast = blockIdx.x; fast < fast_tiles; fast += gridDim.x) {
+        const int64_t rt = columns_fastest ? slow : fast, ct = columns_fastest ? fast : slow;
         const int64_t r0 = rt * Rows, c0 = ct * Cols;
         const int rows_here = static_cast<int>(m.rows - r0 < Rows ? m.rows - r0 : Rows);
         const int cols_here = static_cast<int>(m.cols - c0 < Cols ? m.cols - c0 : Cols);

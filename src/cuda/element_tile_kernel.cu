@@ -21,9 +21,10 @@
 // tiles in flight, 2 per SM, cover less than two columns of tiles and read only 512 bytes of many
 // input rows at a time, where 32 x 128 tiles read 1 KiB; 16384^2 f64 96.7 -> 97.1 on the H100, 95.0
 // either way on the H200, while at 8192^2 32 x 128 lost 0.1-0.4 on both GPUs).
-// Blocks walk tiles with the input row-tile index fastest, as in the tile kernel. Column tiles
-// fastest (the seed kernels' walk) measured 97.0 for 16384^2 f64 on the H100 but 88.8 on the H200,
-// and 85.8 for 8193 x 8191 on the H100, where neighbouring tiles share output sectors.
+// Blocks walk tiles as in the tile kernel (tile_walk): the input row-tile index fastest, except
+// for views of many short rows off 256-byte blocks. Column tiles fastest everywhere (the seed
+// kernels' walk) measured 97.0 for 16384^2 f64 on the H100 but 88.8 on the H200, and 85.8 for
+// 8193 x 8191 on the H100, where neighbouring tiles share output sectors.
 //
 // A block moves one tile per iteration: every load in flight, stored to a shared-memory tile
 // padded by one element per row (row writes and column reads both meet every bank pair), then
@@ -58,14 +59,14 @@ __device__ __forceinline__ Element<8>::type load_input_element(const Element<8>:
 
 template <ElementShape Shape, bool BlockRows>
 __global__ void __launch_bounds__(ElementTileShape<Shape>::kThreads, ElementTileShape<Shape>::Tuning::kMinBlocks)
-    element_tile_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, MatrixView m) {
+    element_tile_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, MatrixView m, TileWalk walk) {
   using S = ElementTileShape<Shape>;
   using T = Element<8>::type;
   __shared__ T tile[S::kRows * S::kPitch];
 
   const int load_row = threadIdx.x / S::kCols, load_col = threadIdx.x % S::kCols;
   const int store_col = threadIdx.x / S::kRows, store_row = threadIdx.x % S::kRows;
-  for_each_tile<S::kRows, S::kCols>(m, [&](const TileAt& at) {
+  for_each_tile<S::kRows, S::kCols>(m, walk, [&](const TileAt& at) {
     const int rows_here = at.rows_here, cols_here = at.cols_here;
     const bool full = rows_here == S::kRows && cols_here == S::kCols;
     const T* src = reinterpret_cast<const T*>(in) + at.b * m.stride_in + (at.r0 + load_row) * m.ld_in + at.c0 + load_col;
@@ -94,9 +95,13 @@ __global__ void __launch_bounds__(ElementTileShape<Shape>::kThreads, ElementTile
 template <ElementShape Shape, bool BlockRows>
 Status launch_shape(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
   using S = ElementTileShape<Shape>;
-  const dim3 grid = clamped_grid(ceil_div(p.rows, S::kRows), ceil_div(p.cols, S::kCols), p.batch);
+  const int64_t row_tiles = ceil_div(p.rows, S::kRows), col_tiles = ceil_div(p.cols, S::kCols);
+  const bool columns_share_blocks = !(BlockRows && S::kCols * 8 % kDramBlock == 0);
+  const TileWalk walk = tile_walk(row_tiles, col_tiles, int64_t(S::Tuning::kMinBlocks) * gpu::multiprocessor_count(),
+                                  columns_share_blocks);
+  const dim3 grid = tile_grid(row_tiles, col_tiles, p.batch, walk);
   element_tile_kernel<Shape, BlockRows><<<grid, S::kThreads, 0, stream>>>(static_cast<const uint8_t*>(in),
-                                                                          static_cast<uint8_t*>(out), view_of(p));
+                                                                          static_cast<uint8_t*>(out), view_of(p), walk);
   return gpu::check_launch("tile_transpose (element form)");
 }
 
@@ -108,8 +113,7 @@ Status launch_element_tile_transpose(const void* in, void* out, const detail::Tr
   using Wide = ElementTileShape<ElementShape::wide>;
   static_assert(Square::kRows * Square::kCols == Wide::kRows * Wide::kCols,
                 "the large shapes hold as many elements, so the compact rule can count either");
-  constexpr int64_t kDramBlock = 256;
-  const bool block_rows = rows_start_on(kDramBlock, in, p.ld_in, p.batch > 1 ? p.stride_in : 0, p.elem_size);
+  const bool block_rows = input_rows_start_on(kDramBlock, in, p);
   const int64_t sms = gpu::multiprocessor_count();
   const int64_t row_tiles = ceil_div(p.rows, Square::kRows);
   const int64_t large_tiles = row_tiles * ceil_div(p.cols, Square::kCols) * p.batch;

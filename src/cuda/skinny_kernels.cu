@@ -320,7 +320,7 @@ bool deinterleave_fits(const detail::Transpose2D& p) {
 Status launch_interleave(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
   const int n = chunk_length(p.rows, p.elem_size);
   const dim3 grid = chunk_grid(ceil_div(p.cols, n), p.batch);
-  const bool in_aligned = rows_start_on(16, in, p.ld_in, p.batch > 1 ? p.stride_in : 0, p.elem_size);
+  const bool in_aligned = input_rows_start_on(16, in, p);
   // Every chunk starts n * rows elements further, a multiple of 16 bytes since n is.
   const bool out_aligned = rows_start_on(16, out, 0, p.batch > 1 ? p.stride_out : 0, p.elem_size);
   dispatch_size(p.elem_size, [&](auto size) {
@@ -335,7 +335,7 @@ Status launch_deinterleave(const void* in, void* out, const detail::Transpose2D&
   const int n = deinterleave_chunk(p.cols, p.elem_size);
   const dim3 grid = chunk_grid(ceil_div(p.rows, n), p.batch);
   const bool in_aligned = rows_start_on(16, in, 0, p.batch > 1 ? p.stride_in : 0, p.elem_size);
-  const bool out_aligned = rows_start_on(16, out, p.ld_out, p.batch > 1 ? p.stride_out : 0, p.elem_size);
+  const bool out_aligned = output_rows_start_on(16, out, p);
   dispatch_size(p.elem_size, [&](auto size) {
     using T = typename Element<decltype(size)::value>::type;
     deinterleave_kernel<T><<<grid, kThreads, 0, stream>>>(static_cast<const T*>(in), static_cast<T*>(out),

@@ -26,6 +26,8 @@
 //
 // Blocks walk tiles with the input row-tile index fastest: neighbouring tiles of an output row
 // run at the same time, so the 32-byte sectors they share are completed in L2 before eviction.
+// Views of many short rows walk column tiles fastest instead, so that the column tiles sharing
+// an input row's DRAM blocks run together (device_types.cuh, tile_walk).
 #include <cstdint>
 
 #include "cuda/device_types.cuh"
@@ -595,12 +597,12 @@ __device__ __forceinline__ void store_realigned_full(const uint8_t* tile, uint8_
 template <class S>
 __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
     tile_transpose_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, MatrixView m,
-                          uintptr_t in_begin, uintptr_t in_end) {
+                          uintptr_t in_begin, uintptr_t in_end, TileWalk walk) {
   constexpr int Size = S::kSize;
   // The swizzled tile, the same for both forms (unaligned shapes: with the halo above it).
   __shared__ __align__(16) uint8_t tile[S::kTileBytes];
 
-  for_each_tile<S::kRows, S::kCols>(m, [&](const TileAt& at) {
+  for_each_tile<S::kRows, S::kCols>(m, walk, [&](const TileAt& at) {
     const int rows_here = at.rows_here, cols_here = at.cols_here;
     const bool full = rows_here == S::kRows && cols_here == S::kCols;
     const bool last_row_tile = at.rt == at.row_tiles - 1;
@@ -651,11 +653,15 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
 
 template <class S>
 Status launch_shape(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
-  const dim3 grid = clamped_grid(ceil_div(p.rows, S::kRows), ceil_div(p.cols, S::kCols), p.batch);
+  const int64_t row_tiles = ceil_div(p.rows, S::kRows), col_tiles = ceil_div(p.cols, S::kCols);
+  const bool columns_share_blocks = !(input_rows_start_on(kDramBlock, in, p) && S::kCols * S::kSize % kDramBlock == 0);
+  const TileWalk walk = tile_walk(row_tiles, col_tiles, int64_t(S::kMinBlocks) * gpu::multiprocessor_count(),
+                                  columns_share_blocks);
+  const dim3 grid = tile_grid(row_tiles, col_tiles, p.batch, walk);
   const auto* src = static_cast<const uint8_t*>(in);
   auto* dst = static_cast<uint8_t*>(out);
   const uintptr_t begin = reinterpret_cast<uintptr_t>(in), end = begin + p.input_extent() * S::kSize;
-  tile_transpose_kernel<S><<<grid, S::kThreads, 0, stream>>>(src, dst, view_of(p), begin, end);
+  tile_transpose_kernel<S><<<grid, S::kThreads, 0, stream>>>(src, dst, view_of(p), begin, end, walk);
   return gpu::check_launch("tile_transpose");
 }
 
@@ -676,8 +682,7 @@ Status launch(const void* in, void* out, const detail::Transpose2D& p, gpu::Stre
   if constexpr (Size == 8) {
     return launch_element_tile_transpose(in, out, p, stream);
   } else {
-    const bool aligned = rows_start_on(16, in, p.ld_in, p.batch > 1 ? p.stride_in : 0, Size) &&
-                         rows_start_on(16, out, p.ld_out, p.batch > 1 ? p.stride_out : 0, Size);
+    const bool aligned = input_rows_start_on(16, in, p) && output_rows_start_on(16, out, p);
     if (aligned) return launch_family<AlignedShape, Size>(in, out, p, stream);
     // 16-byte elements are always aligned: Plan::execute rejects pointers not aligned to the element.
     if constexpr (Size == 16) return detail::fail(Status::internal_error, "a 16-byte element view that is not 16-byte aligned");

@@ -39,6 +39,10 @@ class TransposeCudaKernel : public ::testing::TestWithParam<KernelAndType> {
  protected:
   void SetUp() override { XPOSE_SKIP_WITHOUT_CUDA_DEVICE(); }
 
+  // Whether the kernel under test walks tiles by device_types.cuh's tile_walk (the production tile
+  // kernels, directly or through "auto").
+  bool takes_tile_walk() const { return GetParam().kernel == "tile" || GetParam().kernel == "auto"; }
+
   // Runs every matrix of `shapes`; skips the test when the kernel supports none of them.
   void expect_all(const std::vector<Matrix>& shapes) {
     const auto& [kernel, type] = GetParam();
@@ -85,6 +89,16 @@ TEST_P(TransposeCudaKernel, FewColumnsMatchReference) {
               {1000, 33, 0, 1003}, {997, 33, 0, 0, 3}, {100003, 7}, {5001, 100}, {3001, 127, 0, 3005}});
 }
 
+// Many short rows: more row tiles than the GPU runs at once, few column tiles, rows off 256-byte
+// blocks, so that the production tile kernels walk column tiles fastest (device_types.cuh,
+// tile_walk) for every element size; odd and padded leading dimensions, and a batch. Only the
+// kernels with that walk ("tile", and "auto", which routes these views to it): the shapes are
+// large (21 M elements), and every other kernel meets its own walk's edge cases on smaller ones.
+TEST_P(TransposeCudaKernel, TallShapesMatchReference) {
+  if (!takes_tile_walk()) GTEST_SKIP() << "the tile walk is the tile kernels' (\"tile\", \"auto\")";
+  expect_all({{70001, 300}, {70001, 301}, {70001, 300, 304, 70011}, {40001, 129, 0, 0, 2}});
+}
+
 TEST_P(TransposeCudaKernel, StridedShapesLeavePaddingUntouched) {
   // {rows, cols, ld_in, ld_out}: padding on the input only, the output only, and both.
   expect_all({{33, 65, 80, 0},
@@ -111,7 +125,11 @@ TEST_P(TransposeCudaKernel, LargeGridDimensionsAreCovered) {
   if (type != DType::u8 && type != DType::f32)
     GTEST_SKIP() << "grid limits are checked on u8 and f32 only (the shapes are large)";
   const int64_t beyond = 65536 * 32 + 1;  // more 32-row tiles than grid.y holds
-  expect_all({{beyond, 2}, {2, beyond}, {3, 5, 0, 0, 70000}, {2, 2, 0, 0, 65536 * 2 + 3}});
+  std::vector<Matrix> shapes{{beyond, 2}, {2, beyond}, {3, 5, 0, 0, 70000}, {2, 2, 0, 0, 65536 * 2 + 3}};
+  // u8 only (545 MB), and only the kernels with the tile walk: more 128-row tiles than grid.y
+  // holds, walked column tiles fastest (the row tiles in grid.y).
+  if (type == DType::u8 && takes_tile_walk()) shapes.push_back({65536 * 128 + 1, 65});
+  expect_all(shapes);
 }
 
 INSTANTIATE_TEST_SUITE_P(TransposeCuda, TransposeCudaKernel,

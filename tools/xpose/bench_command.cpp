@@ -337,7 +337,7 @@ CLI::App* add_bench_command(CLI::App& app, BenchArguments* a) {
                           ->type_name("\"D0 D1 ...\"")->excludes(rows)->needs(perm);
   perm->needs(dims);
   bench->add_option("--suite", a->suite,
-                    "Suite file, or a name in bench/suites/ (seeds, shapes2d, ttc57)")
+                    "Suite file, or a name in bench/suites/ (seeds, shapes2d, tall2d, ttc57)")
       ->type_name("FILE")->excludes(rows)->excludes(dims);
   bench->add_option("--device", a->device, "cpu or cuda (default: cuda when a GPU is visible)")
       ->type_name("DEVICE");
