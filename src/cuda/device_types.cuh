@@ -98,23 +98,28 @@ inline dim3 tile_grid(int64_t row_tiles, int64_t col_tiles, int64_t batch, TileW
                                            : clamped_grid(row_tiles, col_tiles, batch);
 }
 
-// Calls tile(TileAt) for every tile of the view this block takes, in the order `walk` says, with
-// the grid from tile_grid.
-template <int Rows, int Cols, class F>
-__device__ __forceinline__ void for_each_tile(const MatrixView& m, TileWalk walk, F&& tile) {
+// Calls tile(TileAt) for every tile of the view this block takes, in the order Walk says, with
+// the grid from tile_grid. The walk is a template parameter: as a run-time value it took the
+// block and grid indices out of their special registers into general ones, and the unaligned f32
+// tile kernel, at its register cap, lost 7-11% (8191 x 8193, 12345 x 6789; docs/kernels.md v19).
+template <int Rows, int Cols, TileWalk Walk, class F>
+__device__ __forceinline__ void for_each_tile(const MatrixView& m, F&& tile) {
   const int64_t row_tiles = ceil_div(m.rows, Rows), col_tiles = ceil_div(m.cols, Cols);
-  const bool columns_fastest = walk == TileWalk::columns_fastest;
-  const int64_t fast_tiles = columns_fastest ? col_tiles : row_tiles;
-  const int64_t slow_tiles = columns_fastest ? row_tiles : col_tiles;
-  for (int64_t b = blockIdx.z; b < m.batch; b += gridDim.z)
-    for (int64_t slow = blockIdx.y; slow < slow_tiles; slow += gridDim.y)
-      for (int64_t fast = blockIdx.x; fast < fast_tiles; fast += gridDim.x) {
-        const int64_t rt = columns_fastest ? slow : fast, ct = columns_fastest ? fast : slow;
-        const int64_t r0 = rt * Rows, c0 = ct * Cols;
-        const int rows_here = static_cast<int>(m.rows - r0 < Rows ? m.rows - r0 : Rows);
-        const int cols_here = static_cast<int>(m.cols - c0 < Cols ? m.cols - c0 : Cols);
-        tile(TileAt{b, rt, ct, r0, c0, row_tiles, rows_here, cols_here});
-      }
+  auto at = [&](int64_t b, int64_t rt, int64_t ct) {
+    const int64_t r0 = rt * Rows, c0 = ct * Cols;
+    const int rows_here = static_cast<int>(m.rows - r0 < Rows ? m.rows - r0 : Rows);
+    const int cols_here = static_cast<int>(m.cols - c0 < Cols ? m.cols - c0 : Cols);
+    return TileAt{b, rt, ct, r0, c0, row_tiles, rows_here, cols_here};
+  };
+  for (int64_t b = blockIdx.z; b < m.batch; b += gridDim.z) {
+    if constexpr (Walk == TileWalk::rows_fastest) {
+      for (int64_t ct = blockIdx.y; ct < col_tiles; ct += gridDim.y)
+        for (int64_t rt = blockIdx.x; rt < row_tiles; rt += gridDim.x) tile(at(b, rt, ct));
+    } else {
+      for (int64_t rt = blockIdx.y; rt < row_tiles; rt += gridDim.y)
+        for (int64_t ct = blockIdx.x; ct < col_tiles; ct += gridDim.x) tile(at(b, rt, ct));
+    }
+  }
 }
 
 // Read-only loads of kernel input that ask L2 to fetch the whole aligned 256-byte block around

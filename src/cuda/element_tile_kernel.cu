@@ -57,16 +57,16 @@ __device__ __forceinline__ Element<8>::type load_input_element(const Element<8>:
   else return load_input_u64(address);
 }
 
-template <ElementShape Shape, bool BlockRows>
+template <ElementShape Shape, bool BlockRows, TileWalk Walk>
 __global__ void __launch_bounds__(ElementTileShape<Shape>::kThreads, ElementTileShape<Shape>::Tuning::kMinBlocks)
-    element_tile_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, MatrixView m, TileWalk walk) {
+    element_tile_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, MatrixView m) {
   using S = ElementTileShape<Shape>;
   using T = Element<8>::type;
   __shared__ T tile[S::kRows * S::kPitch];
 
   const int load_row = threadIdx.x / S::kCols, load_col = threadIdx.x % S::kCols;
   const int store_col = threadIdx.x / S::kRows, store_row = threadIdx.x % S::kRows;
-  for_each_tile<S::kRows, S::kCols>(m, walk, [&](const TileAt& at) {
+  for_each_tile<S::kRows, S::kCols, Walk>(m, [&](const TileAt& at) {
     const int rows_here = at.rows_here, cols_here = at.cols_here;
     const bool full = rows_here == S::kRows && cols_here == S::kCols;
     const T* src = reinterpret_cast<const T*>(in) + at.b * m.stride_in + (at.r0 + load_row) * m.ld_in + at.c0 + load_col;
@@ -100,8 +100,12 @@ Status launch_shape(const void* in, void* out, const detail::Transpose2D& p, gpu
   const TileWalk walk = tile_walk(row_tiles, col_tiles, int64_t(S::Tuning::kMinBlocks) * gpu::multiprocessor_count(),
                                   columns_share_blocks);
   const dim3 grid = tile_grid(row_tiles, col_tiles, p.batch, walk);
-  element_tile_kernel<Shape, BlockRows><<<grid, S::kThreads, 0, stream>>>(static_cast<const uint8_t*>(in),
-                                                                          static_cast<uint8_t*>(out), view_of(p), walk);
+  const auto* src = static_cast<const uint8_t*>(in);
+  auto* dst = static_cast<uint8_t*>(out);
+  if (walk == TileWalk::columns_fastest)
+    element_tile_kernel<Shape, BlockRows, TileWalk::columns_fastest><<<grid, S::kThreads, 0, stream>>>(src, dst, view_of(p));
+  else
+    element_tile_kernel<Shape, BlockRows, TileWalk::rows_fastest><<<grid, S::kThreads, 0, stream>>>(src, dst, view_of(p));
   return gpu::check_launch("tile_transpose (element form)");
 }
 

@@ -594,15 +594,15 @@ __device__ __forceinline__ void store_realigned_full(const uint8_t* tile, uint8_
 // all of a tile's loads in one batch (the halo too in the unmasked form; the masked form loads it
 // after the tile's rows): its realigning loads hold two chunks per load, which the fast form's
 // cap does not leave room for.
-template <class S>
+template <class S, TileWalk Walk>
 __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
     tile_transpose_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, MatrixView m,
-                          uintptr_t in_begin, uintptr_t in_end, TileWalk walk) {
+                          uintptr_t in_begin, uintptr_t in_end) {
   constexpr int Size = S::kSize;
   // The swizzled tile, the same for both forms (unaligned shapes: with the halo above it).
   __shared__ __align__(16) uint8_t tile[S::kTileBytes];
 
-  for_each_tile<S::kRows, S::kCols>(m, walk, [&](const TileAt& at) {
+  for_each_tile<S::kRows, S::kCols, Walk>(m, [&](const TileAt& at) {
     const int rows_here = at.rows_here, cols_here = at.cols_here;
     const bool full = rows_here == S::kRows && cols_here == S::kCols;
     const bool last_row_tile = at.rt == at.row_tiles - 1;
@@ -661,7 +661,10 @@ Status launch_shape(const void* in, void* out, const detail::Transpose2D& p, gpu
   const auto* src = static_cast<const uint8_t*>(in);
   auto* dst = static_cast<uint8_t*>(out);
   const uintptr_t begin = reinterpret_cast<uintptr_t>(in), end = begin + p.input_extent() * S::kSize;
-  tile_transpose_kernel<S><<<grid, S::kThreads, 0, stream>>>(src, dst, view_of(p), begin, end, walk);
+  if (walk == TileWalk::columns_fastest)
+    tile_transpose_kernel<S, TileWalk::columns_fastest><<<grid, S::kThreads, 0, stream>>>(src, dst, view_of(p), begin, end);
+  else
+    tile_transpose_kernel<S, TileWalk::rows_fastest><<<grid, S::kThreads, 0, stream>>>(src, dst, view_of(p), begin, end);
   return gpu::check_launch("tile_transpose");
 }
 
