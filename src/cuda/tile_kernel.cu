@@ -99,6 +99,7 @@ struct TileShape {
 };
 template <int Size, bool Compact> using AlignedShape = TileShape<Size, TileTuning<Size, Compact>, false>;
 template <int Size, bool Compact> using UnalignedShape = TileShape<Size, UnalignedTileTuning<Size, Compact>, true>;
+using UnalignedTallU8Shape = TileShape<1, UnalignedTallU8Tuning, true>;
 
 // 16 bytes seen as a vector or as its elements.
 template <typename T>
@@ -678,6 +679,13 @@ Status launch_family(const void* in, void* out, const detail::Transpose2D& p, gp
   return compact ? launch_shape<Family<Size, true>>(in, out, p, stream) : launch_shape<Large>(in, out, p, stream);
 }
 
+// Whether an unaligned u8 view takes the tall shape (tuning.hpp: enough rows and enough of its tiles).
+bool takes_tall_u8_shape(const detail::Transpose2D& p) {
+  using T = UnalignedTallU8Tuning;
+  const int64_t tiles = ceil_div(p.rows, T::kRows) * ceil_div(p.cols, T::kCols) * p.batch;
+  return p.rows >= T::kMinRows && tiles >= int64_t(T::kMinTilesPerSm) * gpu::multiprocessor_count();
+}
+
 template <int Size>
 Status launch(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
   // 8-byte elements, aligned or not: one element per access (element_tile_kernel.cu), which picks
@@ -689,7 +697,12 @@ Status launch(const void* in, void* out, const detail::Transpose2D& p, gpu::Stre
     if (aligned) return launch_family<AlignedShape, Size>(in, out, p, stream);
     // 16-byte elements are always aligned: Plan::execute rejects pointers not aligned to the element.
     if constexpr (Size == 16) return detail::fail(Status::internal_error, "a 16-byte element view that is not 16-byte aligned");
-    else return launch_family<UnalignedShape, Size>(in, out, p, stream);
+    else {
+      // u8 views of many rows: the tall shape (tuning.hpp).
+      if constexpr (Size == 1)
+        if (takes_tall_u8_shape(p)) return launch_shape<UnalignedTallU8Shape>(in, out, p, stream);
+      return launch_family<UnalignedShape, Size>(in, out, p, stream);
+    }
   }
 }
 

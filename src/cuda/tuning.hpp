@@ -14,6 +14,8 @@
 // each entry (bench/results/2026-11-22-nvidia-h200-*.json, ...-h100-*).
 #pragma once
 
+#include <cstdint>
+
 namespace xpose::cuda {
 
 template <int Size, bool Compact> struct TileTuning;
@@ -85,6 +87,24 @@ template <int Size, bool Compact> struct UnalignedTileTuning;
 template <> struct UnalignedTileTuning<1, false> { static constexpr int kRows = 128, kCols = 128, kThreads = 256, kMinBlocks = 3; static constexpr bool kUnmasked = true; };
 template <> struct UnalignedTileTuning<2, false> { static constexpr int kRows = 128, kCols = 128, kThreads = 512, kMinBlocks = 2; static constexpr bool kUnmasked = true; };
 template <> struct UnalignedTileTuning<4, false> { static constexpr int kRows = 128, kCols = 64, kThreads = 256, kMinBlocks = 2; static constexpr bool kUnmasked = true; };
+
+// A third unaligned shape, for u8 views of at least kMinRows rows and kMinTilesPerSm of its tiles
+// per SM: 256 x 128 at 512 threads and 2 blocks per SM (64 registers; 32 warps per SM against the
+// large shape's 24, and half the halo rows per tile row). H100, 2026-11-23, us, alternating
+// rounds (calls 12 and 13 in bench/results/2026-11-23-nvidia-h100-v19-experiments.txt):
+// 16383 x 16385 199.3-200.3 -> 196.3-196.7 (92.2 -> 93.7% of memcpy), 100003 x 1000 90.9-92.6 ->
+// 82.4-82.6 (79.6 -> 88.4), 1000003 x 300 264.4 -> 252.6-253.1 (77.4 -> 81.0), 8191 x 8193
+// 55.4-56.1 -> 55.0-55.4 (93.0-93.9 -> 93.9-94.4), 12345 x 6789 67.1-67.4 -> 67.2-67.6 (a tie).
+// Views with few tiles of it lose: 2049 x 8193 18.7-18.8 -> 19.9-20.2 (4.4 tiles per SM), 3001 x
+// 5003 18.0-18.1 -> 19.5-19.7 (3.6 per SM), hence kMinTilesPerSm (8; the winners have 16 or more, the
+// threshold between was not measured); and views of few rows (300 x 1000003: 78.1 -> 67%, v18's
+// call 7; its second row tile of 256 holds 44 rows), hence kMinRows.
+struct UnalignedTallU8Tuning {
+  static constexpr int kRows = 256, kCols = 128, kThreads = 512, kMinBlocks = 2;
+  static constexpr bool kUnmasked = true;
+  static constexpr int64_t kMinRows = 2048;
+  static constexpr int kMinTilesPerSm = 8;
+};
 
 // The compact shapes: the aligned family's compact shapes, no register cap.
 template <> struct UnalignedTileTuning<1, true> : TileTuning<1, true> { static constexpr bool kUnmasked = true; };

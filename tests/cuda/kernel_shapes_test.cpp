@@ -99,6 +99,15 @@ TEST_P(TransposeCudaKernel, TallShapesMatchReference) {
   expect_all({{70001, 300}, {70001, 301}, {70001, 300, 304, 70011}, {40001, 129, 0, 0, 2}});
 }
 
+// Large odd views, on both sides of the production tile kernels' choice of shape by size (large
+// unaligned u8 views of at least 2048 rows take a shape of their own, tuning.hpp: 4099 x 8193 and
+// its padded form do on a GPU of up to 138 SMs), for the kernels that choose ("tile", "auto"):
+// 17-34 M elements each.
+TEST_P(TransposeCudaKernel, LargeOddShapesMatchReference) {
+  if (!takes_tile_walk()) GTEST_SKIP() << "the large shapes are the tile kernels' (\"tile\", \"auto\")";
+  expect_all({{4099, 4097}, {4099, 8193}, {2047, 8193}, {4099, 8193, 8200, 4111}});
+}
+
 TEST_P(TransposeCudaKernel, StridedShapesLeavePaddingUntouched) {
   // {rows, cols, ld_in, ld_out}: padding on the input only, the output only, and both.
   expect_all({{33, 65, 80, 0},
