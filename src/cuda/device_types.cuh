@@ -82,13 +82,18 @@ struct TileAt {
 //     (H100, 51.6% of memcpy; columns fastest 77.7; docs/kernels.md v19).
 enum class TileWalk { rows_fastest, columns_fastest };
 
-// The walk for a view of row_tiles x col_tiles tiles (per matrix) when about `resident` blocks run
-// at once; columns_share_blocks: whether neighbouring column tiles read parts of the same 256-byte
-// DRAM blocks. Columns fastest only where it saves DRAM reads: the row tiles of one column do not
-// fit on the GPU together, and the column tiles of a few row tiles do (so that the row tiles
-// sharing output rows still run together).
-inline TileWalk tile_walk(int64_t row_tiles, int64_t col_tiles, int64_t resident, bool columns_share_blocks) {
-  const bool columns_fastest = columns_share_blocks && row_tiles > resident && col_tiles * 4 <= resident;
+// The walk for a view of row_tiles x col_tiles tiles (per matrix) of a shape whose register cap
+// lets min_blocks_per_sm blocks run on each of `sms` SMs; columns_share_blocks: whether
+// neighbouring column tiles read parts of the same 256-byte DRAM blocks. Columns fastest only where
+// it saves DRAM reads: the row tiles of one column do not fit on the GPU together, and the column
+// tiles of a few row tiles do (so that the row tiles sharing output rows still run together).
+// Shapes without a register cap (min_blocks_per_sm 1: the compact ones, for problems small enough
+// to stay in L2) give no count of the blocks in flight and keep the default.
+inline TileWalk tile_walk(int64_t row_tiles, int64_t col_tiles, int min_blocks_per_sm, int sms,
+                          bool columns_share_blocks) {
+  const int64_t resident = int64_t(min_blocks_per_sm) * sms;
+  const bool columns_fastest =
+      min_blocks_per_sm > 1 && columns_share_blocks && row_tiles > resident && col_tiles * 4 <= resident;
   return columns_fastest ? TileWalk::columns_fastest : TileWalk::rows_fastest;
 }
 
@@ -101,7 +106,8 @@ inline dim3 tile_grid(int64_t row_tiles, int64_t col_tiles, int64_t batch, TileW
 // Calls tile(TileAt) for every tile of the view this block takes, in the order Walk says, with
 // the grid from tile_grid. The walk is a template parameter: as a run-time value it took the
 // block and grid indices out of their special registers into general ones, and the unaligned f32
-// tile kernel, at its register cap, lost 7-11% (8191 x 8193, 12345 x 6789; docs/kernels.md v19).
+// tile kernel, at its register cap, took 7-12% longer (8191 x 8193, 12345 x 6789; docs/kernels.md
+// v19).
 template <int Rows, int Cols, TileWalk Walk, class F>
 __device__ __forceinline__ void for_each_tile(const MatrixView& m, F&& tile) {
   const int64_t row_tiles = ceil_div(m.rows, Rows), col_tiles = ceil_div(m.cols, Cols);

@@ -16,7 +16,8 @@
 // general form of the steps (load_realigned / store_realigned below): global accesses stay
 // aligned 16-byte vectors and each row's misalignment is undone in registers, between
 // neighbouring lanes (shuffles and funnel shifts). Unaligned views use an instantiation of their
-// own (TileShape's General: UnalignedTileTuning's shapes, longer output row segments, a halo row
+// own (TileShape's General: UnalignedTileTuning's shapes and, for large u8 views of many rows,
+// UnalignedTallU8Tuning's; longer output row segments, a halo row
 // block above the tile); in it, full tiles inside the view take an unmasked variant of the
 // general form where the tuning says so (load_realigned_full / store_realigned_full), which
 // stores every aligned vector inside an output row whole. Views of 8-byte elements take the element
@@ -61,7 +62,7 @@ constexpr bool tuning_unmasked() {
 }
 
 // A tile shape and what follows from it. General: the shape serves views that are not 16-byte
-// aligned and takes only the general form (UnalignedTileTuning); otherwise the fast form for full
+// aligned and takes only the general form (UnalignedTileTuning, UnalignedTallU8Tuning); otherwise the fast form for full
 // tiles and the general form for edge tiles (TileTuning).
 template <int Size, class Tuning, bool General>
 struct TileShape {
@@ -591,7 +592,8 @@ __device__ __forceinline__ void store_realigned_full(const uint8_t* tile, uint8_
 }
 
 // S::kGeneral: the instantiation for views that are not 16-byte aligned, which only ever takes
-// the general form. It has a shape and register cap of its own (UnalignedTileTuning) and takes
+// the general form. It has shapes and register caps of its own (UnalignedTileTuning,
+// UnalignedTallU8Tuning) and takes
 // all of a tile's loads in one batch (the halo too in the unmasked form; the masked form loads it
 // after the tile's rows): its realigning loads hold two chunks per load, which the fast form's
 // cap does not leave room for.
@@ -656,8 +658,8 @@ template <class S>
 Status launch_shape(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
   const int64_t row_tiles = ceil_div(p.rows, S::kRows), col_tiles = ceil_div(p.cols, S::kCols);
   const bool columns_share_blocks = !(input_rows_start_on(kDramBlock, in, p) && S::kCols * S::kSize % kDramBlock == 0);
-  const TileWalk walk = tile_walk(row_tiles, col_tiles, int64_t(S::kMinBlocks) * gpu::multiprocessor_count(),
-                                  columns_share_blocks);
+  const TileWalk walk =
+      tile_walk(row_tiles, col_tiles, S::kMinBlocks, gpu::multiprocessor_count(), columns_share_blocks);
   const dim3 grid = tile_grid(row_tiles, col_tiles, p.batch, walk);
   const auto* src = static_cast<const uint8_t*>(in);
   auto* dst = static_cast<uint8_t*>(out);

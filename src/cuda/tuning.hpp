@@ -96,7 +96,7 @@ template <> struct UnalignedTileTuning<4, false> { static constexpr int kRows = 
 // 82.4-82.6 (79.6 -> 88.4), 1000003 x 300 264.4 -> 252.6-253.1 (77.4 -> 81.0), 8191 x 8193
 // 55.4-56.1 -> 55.0-55.4 (93.0-93.9 -> 93.9-94.4), 12345 x 6789 67.1-67.4 -> 67.2-67.6 (a tie).
 // Views with few tiles of it lose: 2049 x 8193 18.7-18.8 -> 19.9-20.2 (4.4 tiles per SM), 3001 x
-// 5003 18.0-18.1 -> 19.5-19.7 (3.6 per SM), hence kMinTilesPerSm (8: the winners have 16 or more;
+// 5003 18.0-18.1 -> 19.5-19.7 (3.6 per SM), hence kMinTilesPerSm (8: the winners have 15.8 or more;
 // the threshold between was not measured). Views of few rows lose too (300 x 1000003: 78.1 ->
 // 67%, v18's call 7; its second row tile of 256 holds 44 rows), hence kMinRows.
 struct UnalignedTallU8Tuning {
