@@ -17,13 +17,13 @@
 // aligned 16-byte vectors and each row's misalignment is undone in registers, between
 // neighbouring lanes (shuffles and funnel shifts). Unaligned views use an instantiation of their
 // own (TileShape's General: UnalignedTileTuning's shapes and, for large u8 views of many rows,
-// UnalignedTallU8Tuning's; longer output row segments, a halo row
-// block above the tile); in it, full tiles inside the view take an unmasked variant of the
-// general form where the tuning says so (load_realigned_full / store_realigned_full), which
-// stores every aligned vector inside an output row whole. Views of 8-byte elements take the element
-// form instead (element_tile_kernel.cu), which measured faster for them: unaligned ones since v10,
-// aligned ones since v16 (docs/kernels.md); the shapes below are generic, the tuning table has no
-// 8-byte entries.
+// UnalignedTallU8Tuning's; longer output row segments, a halo row block above the tile); in it,
+// full tiles inside the view take an unmasked variant of the general form where the tuning says
+// so (load_realigned_full / store_realigned_full), which stores every aligned vector inside an
+// output row whole. Views of 8-byte elements take the element form instead
+// (element_tile_kernel.cu), which measured faster for them: unaligned ones since v10, aligned ones
+// since v16 (docs/kernels.md); the shapes below are generic, the tuning table has no 8-byte
+// entries.
 //
 // Blocks walk tiles with the input row-tile index fastest: neighbouring tiles of an output row
 // run at the same time, so the 32-byte sectors they share are completed in L2 before eviction.
@@ -62,8 +62,8 @@ constexpr bool tuning_unmasked() {
 }
 
 // A tile shape and what follows from it. General: the shape serves views that are not 16-byte
-// aligned and takes only the general form (UnalignedTileTuning, UnalignedTallU8Tuning); otherwise the fast form for full
-// tiles and the general form for edge tiles (TileTuning).
+// aligned and takes only the general form (UnalignedTileTuning, UnalignedTallU8Tuning); otherwise
+// the fast form for full tiles and the general form for edge tiles (TileTuning).
 template <int Size, class Tuning, bool General>
 struct TileShape {
   static constexpr int kSize = Size;
@@ -593,10 +593,9 @@ __device__ __forceinline__ void store_realigned_full(const uint8_t* tile, uint8_
 
 // S::kGeneral: the instantiation for views that are not 16-byte aligned, which only ever takes
 // the general form. It has shapes and register caps of its own (UnalignedTileTuning,
-// UnalignedTallU8Tuning) and takes
-// all of a tile's loads in one batch (the halo too in the unmasked form; the masked form loads it
-// after the tile's rows): its realigning loads hold two chunks per load, which the fast form's
-// cap does not leave room for.
+// UnalignedTallU8Tuning) and takes all of a tile's loads in one batch (the halo too in the
+// unmasked form; the masked form loads it after the tile's rows): its realigning loads hold two
+// chunks per load, which the fast form's cap does not leave room for.
 template <class S, TileWalk Walk>
 __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
     tile_transpose_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, MatrixView m,
