@@ -83,14 +83,17 @@ struct TileAt {
 enum class TileWalk { rows_fastest, columns_fastest };
 
 // The walk for a view of row_tiles x col_tiles tiles (per matrix) of a shape whose register cap
-// lets min_blocks_per_sm blocks run on each of `sms` SMs; columns_share_blocks: whether
-// neighbouring column tiles read parts of the same 256-byte DRAM blocks. Columns fastest only where
-// it saves DRAM reads: the row tiles of one column do not fit on the GPU together, and the column
-// tiles of a few row tiles do (so that the row tiles sharing output rows still run together).
+// lets min_blocks_per_sm blocks run on each of `sms` SMs, with tiles of tile_row_bytes per input
+// row; rows_on_blocks: whether the input rows start on 256-byte DRAM blocks (input_rows_start_on).
+// Neighbouring column tiles read parts of the same blocks unless both hold (their row segments are
+// then whole blocks). Columns fastest only where that sharing costs DRAM reads: the row tiles of
+// one column do not fit on the GPU together, and the column tiles of a few row tiles do (so that
+// the row tiles sharing output rows still run together).
 // Shapes without a register cap (min_blocks_per_sm 1: the compact ones, for problems small enough
 // to stay in L2) give no count of the blocks in flight and keep the default.
 inline TileWalk tile_walk(int64_t row_tiles, int64_t col_tiles, int min_blocks_per_sm, int sms,
-                          bool columns_share_blocks) {
+                          int tile_row_bytes, bool rows_on_blocks) {
+  const bool columns_share_blocks = !(rows_on_blocks && tile_row_bytes % kDramBlock == 0);
   const int64_t resident = int64_t(min_blocks_per_sm) * sms;
   const bool columns_fastest =
       min_blocks_per_sm > 1 && columns_share_blocks && row_tiles > resident && col_tiles * 4 <= resident;

@@ -96,9 +96,8 @@ template <ElementShape Shape, bool BlockRows>
 Status launch_shape(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
   using S = ElementTileShape<Shape>;
   const int64_t row_tiles = ceil_div(p.rows, S::kRows), col_tiles = ceil_div(p.cols, S::kCols);
-  const bool columns_share_blocks = !(BlockRows && S::kCols * 8 % kDramBlock == 0);
   const TileWalk walk =
-      tile_walk(row_tiles, col_tiles, S::Tuning::kMinBlocks, gpu::multiprocessor_count(), columns_share_blocks);
+      tile_walk(row_tiles, col_tiles, S::Tuning::kMinBlocks, gpu::multiprocessor_count(), S::kCols * 8, BlockRows);
   const dim3 grid = tile_grid(row_tiles, col_tiles, p.batch, walk);
   const auto* src = static_cast<const uint8_t*>(in);
   auto* dst = static_cast<uint8_t*>(out);

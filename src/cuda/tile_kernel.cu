@@ -656,9 +656,8 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
 template <class S>
 Status launch_shape(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
   const int64_t row_tiles = ceil_div(p.rows, S::kRows), col_tiles = ceil_div(p.cols, S::kCols);
-  const bool columns_share_blocks = !(input_rows_start_on(kDramBlock, in, p) && S::kCols * S::kSize % kDramBlock == 0);
-  const TileWalk walk =
-      tile_walk(row_tiles, col_tiles, S::kMinBlocks, gpu::multiprocessor_count(), columns_share_blocks);
+  const TileWalk walk = tile_walk(row_tiles, col_tiles, S::kMinBlocks, gpu::multiprocessor_count(),
+                                  S::kCols * S::kSize, input_rows_start_on(kDramBlock, in, p));
   const dim3 grid = tile_grid(row_tiles, col_tiles, p.batch, walk);
   const auto* src = static_cast<const uint8_t*>(in);
   auto* dst = static_cast<uint8_t*>(out);
