@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <atomic>
+#include <mutex>
 #include <string>
 
 #include "core/error.hpp"
@@ -42,6 +43,24 @@ inline int multiprocessor_count() {
     counts[device].store(count, std::memory_order_relaxed);
   }
   return count;
+}
+
+// Whether the current device's name contains `model` (e.g. "H100"), for tuning entries measured
+// faster on one device model only. The names are read once per device; false if the runtime
+// cannot say.
+inline bool device_model_is(const char* model) {
+  constexpr int kMaxDevices = 64;
+  static std::mutex mutex;
+  static std::string names[kMaxDevices];
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || device >= kMaxDevices) return false;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (names[device].empty()) {
+    cudaDeviceProp properties{};
+    if (cudaGetDeviceProperties(&properties, device) != cudaSuccess) return false;
+    names[device] = properties.name;
+  }
+  return names[device].find(model) != std::string::npos;
 }
 
 }  // namespace xpose::gpu

@@ -679,11 +679,13 @@ Status launch_family(const void* in, void* out, const detail::Transpose2D& p, gp
   return compact ? launch_shape<Family<Size, true>>(in, out, p, stream) : launch_shape<Large>(in, out, p, stream);
 }
 
-// Whether an unaligned u8 view takes the tall shape (tuning.hpp: enough rows and enough of its tiles).
+// Whether an unaligned u8 view takes the tall shape (tuning.hpp: enough rows and enough of its
+// tiles, on the device model it was measured faster on).
 bool takes_tall_u8_shape(const detail::Transpose2D& p) {
   using T = UnalignedTallU8Tuning;
   const int64_t tiles = ceil_div(p.rows, T::kRows) * ceil_div(p.cols, T::kCols) * p.batch;
-  return p.rows >= T::kMinRows && tiles >= int64_t(T::kMinTilesPerSm) * gpu::multiprocessor_count();
+  return p.rows >= T::kMinRows && tiles >= int64_t(T::kMinTilesPerSm) * gpu::multiprocessor_count() &&
+         gpu::device_model_is(T::kMeasuredFasterOn);
 }
 
 template <int Size>

@@ -99,11 +99,17 @@ template <> struct UnalignedTileTuning<4, false> { static constexpr int kRows = 
 // 5003 18.0-18.1 -> 19.5-19.7 (3.6 per SM), hence kMinTilesPerSm (8: the winners have 15.8 or more;
 // the threshold between was not measured). Views of few rows lose too (300 x 1000003: 78.1 ->
 // 67%, v18's call 7; its second row tile of 256 holds 44 rows), hence kMinRows.
+// On an H200 it loses where the H100 gains (2026-11-23, the shapes2d and tall2d suites at
+// 19981d7 without it and at f327dc4 with it, bench/results/...-h200-{shapes2d,tall2d}-v19{,c}.*):
+// 8191 x 8193 47.94 -> 49.18 us (81.7 -> 79.1% of memcpy), 1000003 x 300 224.8 -> 224.9, while
+// 100003 x 1000 gained 72.3 -> 70.9; hence kMeasuredFasterOn: devices of other models keep the
+// large shape.
 struct UnalignedTallU8Tuning {
   static constexpr int kRows = 256, kCols = 128, kThreads = 512, kMinBlocks = 2;
   static constexpr bool kUnmasked = true;
   static constexpr int64_t kMinRows = 2048;
   static constexpr int kMinTilesPerSm = 8;
+  static constexpr const char* kMeasuredFasterOn = "H100";
 };
 
 // The compact shapes: the aligned family's compact shapes, no register cap.
