@@ -101,9 +101,9 @@ TEST_P(TransposeCudaKernel, TallShapesMatchReference) {
 }
 
 // Large odd views, on both sides of the production tile kernels' choice of shape by size (large
-// unaligned u8 views of at least 2048 rows take a shape of their own on an H100, tuning.hpp: 4099
-// x 8193 and its padded form do on one of up to 138 SMs), for the kernels that choose ("tile", "auto"):
-// 17-34 M elements each.
+// unaligned u8 views of at least 2048 rows take a shape of their own on the H100 80GB HBM3,
+// tuning.hpp: 4099 x 8193 and its padded form do on one of up to 138 SMs), for the kernels that
+// choose ("tile", "auto"): 17-34 M elements each.
 TEST_P(TransposeCudaKernel, LargeOddShapesMatchReference) {
   if (!takes_tile_walk()) GTEST_SKIP() << "the large shapes are the tile kernels' (\"tile\", \"auto\")";
   expect_all({{4099, 4097}, {4099, 8193}, {2047, 8193}, {4099, 8193, 8200, 4111}});
