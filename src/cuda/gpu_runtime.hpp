@@ -31,12 +31,14 @@ inline Status check_launch(const char* kernel) {
   return check(cudaGetLastError(), kernel);
 }
 
+// Devices whose properties the functions below cache; past them they answer their defaults.
+constexpr int kMaxCachedDevices = 64;
+
 // Multiprocessors of the current device, read once per device (132 if the runtime cannot say).
 inline int multiprocessor_count() {
-  constexpr int kMaxDevices = 64;
-  static std::atomic<int> counts[kMaxDevices];
+  static std::atomic<int> counts[kMaxCachedDevices];
   int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess || device >= kMaxDevices) return 132;
+  if (cudaGetDevice(&device) != cudaSuccess || device >= kMaxCachedDevices) return 132;
   int count = counts[device].load(std::memory_order_relaxed);
   if (count == 0) {
     if (cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) count = 132;
@@ -45,15 +47,14 @@ inline int multiprocessor_count() {
   return count;
 }
 
-// Whether the current device's name contains `model` (e.g. "H100"), for tuning entries measured
-// faster on one device model only. The names are read once per device; false if the runtime
-// cannot say.
+// Whether the current device's name contains `model` (e.g. "H100 80GB HBM3"), for tuning entries
+// measured faster on one device model only. The names are read once per device; false if the
+// runtime cannot say.
 inline bool device_model_is(const char* model) {
-  constexpr int kMaxDevices = 64;
   static std::mutex mutex;
-  static std::string names[kMaxDevices];
+  static std::string names[kMaxCachedDevices];
   int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess || device >= kMaxDevices) return false;
+  if (cudaGetDevice(&device) != cudaSuccess || device >= kMaxCachedDevices) return false;
   std::lock_guard<std::mutex> lock(mutex);
   if (names[device].empty()) {
     cudaDeviceProp properties{};
