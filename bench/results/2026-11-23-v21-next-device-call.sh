@@ -1,0 +1,95 @@
+#!/bin/bash
+# The next device call that v21 left planned (docs/kernels.md v21), self-contained: run it in the repository root
+# on an H100 (the device tool: `bash bench/results/2026-11-23-v21-next-device-call.sh`). About 5-6 minutes.
+#   Part 1, bisecting why whole-sector ownership (2026-11-23-whole-sector-ownership-experiment.patch) lost 25-45%:
+#     head  the tile kernel as committed
+#     s1    the patch (look-ahead loads, the second-half stores, 1-2 KiB more shared memory per block)
+#     s2    the patch, never taking the second-half path (stores as head; look-ahead loads kept)
+#     s3    s2 without the look-ahead loads in the unmasked form (what is left: shared memory and code)
+#   Part 2, a rule: views whose output rows are 16-byte aligned but off 32-byte sectors take the unaligned shapes
+#     (route) instead of the aligned ones (head); v21 saw the aligned kernel 16% slower there on u8.
+#   Part 3, ncu of head against s1 (8191 x 8193 u8 and f32).
+# Everything lands in $OUT/r.tgz (the device tool returns at most 8 files); the tables print last.
+set -u
+R=$OUT/r; mkdir -p $R/json
+P=bench/results/2026-11-23-whole-sector-ownership-experiment.patch
+tree() { rm -rf /tmp/$1 && mkdir -p /tmp/$1 && cp -r CMakeLists.txt cmake include src tools bench scripts examples tests /tmp/$1/; }
+tree head
+tree sect && (cd /tmp/sect && patch -s -p1 < $OLDPWD/$P) || { echo "patch failed"; exit 1; }
+python3 - <<'PY' || exit 1
+p = '/tmp/sect/src/cuda/tile_kernel.cu'
+s = open(p).read()
+edits = [('''  return S::kWholeSectors && (reinterpret_cast<uintptr_t>(row) & 16) != 0;''',
+          '''#if XPOSE_EXP >= 2
+  return false;
+#endif
+  return S::kWholeSectors && (reinterpret_cast<uintptr_t>(row) & 16) != 0;'''),
+         ('''          load_realigned_full<S>(src, m.ld_in, tile, takes_halo, lookahead_rows > 0);''',
+          '''          load_realigned_full<S>(src, m.ld_in, tile, takes_halo, XPOSE_EXP < 3 && lookahead_rows > 0);''')]
+for old, new in edits:
+    assert s.count(old) == 1, old
+    s = s.replace(old, new)
+open(p, 'w').write(s)
+PY
+tree route
+python3 - <<'PY' || exit 1
+p = '/tmp/route/src/cuda/tile_kernel.cu'
+s = open(p).read()
+old = '''    const bool aligned = input_rows_start_on(16, in, p) && output_rows_start_on(16, out, p);'''
+assert s.count(old) == 1
+s = s.replace(old, '''    const bool aligned = input_rows_start_on(16, in, p) && output_rows_start_on(Size < 16 ? 32 : 16, out, p);''')
+open(p, 'w').write(s)
+PY
+cfg() { cmake -S $1 -B $2 -G Ninja -DCMAKE_BUILD_TYPE=Release -DXPOSE_BUILD_TESTS=OFF "${@:3}" > $2.cfg.log 2>&1; }
+cfg /tmp/head /tmp/head/b & cfg /tmp/route /tmp/route/b &
+for v in 1 2 3; do cfg /tmp/sect /tmp/sect/b$v -DCMAKE_CUDA_FLAGS=-DXPOSE_EXP=$v & done; wait
+for b in /tmp/head/b /tmp/route/b /tmp/sect/b1 /tmp/sect/b2 /tmp/sect/b3; do
+  (cmake --build $b --target xpose_cli -j 4 > $b.build.log 2>&1 || echo "BUILD FAILED $b") &
+done; wait
+declare -A X=([head]=/tmp/head/b/tools/xpose/xpose [route]=/tmp/route/b/tools/xpose/xpose
+              [s1]=/tmp/sect/b1/tools/xpose/xpose [s2]=/tmp/sect/b2/tools/xpose/xpose [s3]=/tmp/sect/b3/tools/xpose/xpose)
+for v in "${!X[@]}"; do [ -x ${X[$v]} ] || { echo "missing $v"; tail -20 /tmp/*/b*.build.log; exit 1; }; done
+run() {  # variant label rows cols dtype pad_in pad_out
+  ${X[$1]} bench --rows $3 --cols $4 --dtype $5 --pad-in $6 --pad-out $7 --kernels auto --reps 30 --warmup 5 \
+    --format json --output $R/json/$2_$1.json --no-progress > /dev/null 2>> $R/errors.txt
+}
+for round in 1 2; do
+  for v in head s1 s2 s3; do
+    run $v p1u8packed_r$round 8191 8193 u8 0 0
+    run $v p1u8ld8224_r$round 8191 8193 u8 0 33
+    run $v p1f32packed_r$round 8191 8193 f32 0 0
+  done
+  for v in head route; do
+    run $v p2u8_8208_8208_r$round 8191 8193 u8 15 17
+    run $v p2u8_8448_8208_r$round 8191 8193 u8 255 17
+    run $v p2u8_8224_8224_r$round 8191 8193 u8 31 33
+    run $v p2f16_8200_8200_r$round 8191 8193 f16 7 9
+    run $v p2f16_8208_8208_r$round 8191 8193 f16 15 17
+    run $v p2f32_8196_8196_r$round 8191 8193 f32 3 5
+    run $v p2f32_8200_8200_r$round 8191 8193 f32 7 9
+  done
+done
+M=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,smsp__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active,launch__occupancy_limit_shared_mem,launch__occupancy_limit_registers,launch__shared_mem_config_size,launch__registers_per_thread,launch__grid_size,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,smsp__sass_inst_executed_op_local_ld.sum,smsp__sass_inst_executed_op_global_ld.sum,smsp__sass_inst_executed_op_global_st.sum,smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio,smsp__average_warp_latency_issue_stalled_barrier.ratio,smsp__average_warp_latency_issue_stalled_short_scoreboard.ratio
+for dt in u8 f32; do for v in head s1; do
+  ncu --clock-control none --kernel-name regex:tile_transpose_kernel --launch-skip 2 --launch-count 1 --metrics $M \
+    ${X[$v]} bench --rows 8191 --cols 8193 --dtype $dt --kernels auto --reps 3 --warmup 1 --no-progress > $R/ncu_${dt}_$v.txt 2>&1
+done; done
+python3 - $R > $R/tables.txt <<'PY'
+import json, glob, os, sys, collections
+R = sys.argv[1]
+rows = collections.OrderedDict()
+for f in sorted(glob.glob(R + '/json/*.json')):
+    name = os.path.basename(f)[:-5]
+    case, variant = name.rsplit('_', 1)
+    case, rnd = case.rsplit('_r', 1)
+    c = json.load(open(f))['cases'][0]
+    a = [r for r in c['results'] if r['kernel'] == 'auto'][0]
+    rows.setdefault(case, collections.OrderedDict()).setdefault(variant, []).append(
+        '%.2f%s' % (a['median_us'], '' if a['status'] == 'passed' else '!' + a['status']))
+for case, vs in rows.items():
+    print('%-22s' % case, '   '.join('%s %s' % (v, ' '.join(x)) for v, x in vs.items()))
+PY
+for f in $R/ncu_*.txt; do echo "== $(basename $f)" >> $R/tables.txt
+  grep -E "^\s+(gpu__|dram__|lts__|smsp__|sm__|launch__|l1tex__)" $f | awk '{print "  " $1, $(NF-1), $NF}' >> $R/tables.txt; done
+tar czf $OUT/r.tgz -C $OUT r
+cat $R/tables.txt; head -5 $R/errors.txt 2>/dev/null
