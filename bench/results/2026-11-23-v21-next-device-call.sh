@@ -6,6 +6,8 @@
 #     s1    the patch (look-ahead loads, the second-half stores, 1-2 KiB more shared memory per block)
 #     s2    the patch, never taking the second-half path (stores as head; look-ahead loads kept)
 #     s3    s2 without the look-ahead loads in the unmasked form (what is left: shared memory and code)
+#     s4    the patch with one shared-memory gather per output vector at the segment ends instead of two
+#           (if the store phase's length is the cost: f32, whose threads store 8 vectors per tile, lost most)
 #   Part 2, a rule: views whose output rows are 16-byte aligned but off 32-byte sectors take the unaligned shapes
 #     (route) instead of the aligned ones (head); v21 saw the aligned kernel 16% slower there on u8.
 #   Part 3, ncu of head against s1 (8191 x 8193 u8 and f32).
@@ -16,45 +18,63 @@ P=bench/results/2026-11-23-whole-sector-ownership-experiment.patch
 tree() { rm -rf /tmp/$1 && mkdir -p /tmp/$1 && cp -r CMakeLists.txt cmake include src tools bench scripts examples tests /tmp/$1/; }
 tree head
 tree sect && (cd /tmp/sect && patch -s -p1 < $OLDPWD/$P) || { echo "patch failed"; exit 1; }
-python3 - <<'PY' || exit 1
+cat > /tmp/edit_sect.py <<'PY'
 p = '/tmp/sect/src/cuda/tile_kernel.cu'
 s = open(p).read()
-edits = [('''  return S::kWholeSectors && (reinterpret_cast<uintptr_t>(row) & 16) != 0;''',
-          '''#if XPOSE_EXP >= 2
-  return false;
-#endif
-  return S::kWholeSectors && (reinterpret_cast<uintptr_t>(row) & 16) != 0;'''),
-         ('''          load_realigned_full<S>(src, m.ld_in, tile, takes_halo, lookahead_rows > 0);''',
-          '''          load_realigned_full<S>(src, m.ld_in, tile, takes_halo, XPOSE_EXP < 3 && lookahead_rows > 0);''')]
+edits = [
+    ("  return S::kWholeSectors && (reinterpret_cast<uintptr_t>(row) & 16) != 0;",
+     "#ifdef EXP_NO_SECOND_HALF\n  return false;\n#endif\n"
+     "  return S::kWholeSectors && (reinterpret_cast<uintptr_t>(row) & 16) != 0;"),
+    ("          load_realigned_full<S>(src, m.ld_in, tile, takes_halo, lookahead_rows > 0);",
+     "#ifdef EXP_NO_LOOKAHEAD_LOADS\n          load_realigned_full<S>(src, m.ld_in, tile, takes_halo, false);\n#else\n"
+     "          load_realigned_full<S>(src, m.ld_in, tile, takes_halo, lookahead_rows > 0);\n#endif"),
+    ("      if (j == 0 && takes_halo && !second_half) before = gather_column<S>(beside, column);\n"
+     "      if (j == kGroup - 1 && takes_lookahead && second_half) after = gather_column<S>(beside, column);",
+     "#ifdef EXP_ONE_GATHER\n"
+     "      if (second_half ? (j == kGroup - 1 && takes_lookahead) : (j == 0 && takes_halo)) {\n"
+     "        const uint4 outside = gather_column<S>(beside, column);\n"
+     "        if (second_half) after = outside;\n"
+     "        else before = outside;\n"
+     "      }\n"
+     "#else\n"
+     "      if (j == 0 && takes_halo && !second_half) before = gather_column<S>(beside, column);\n"
+     "      if (j == kGroup - 1 && takes_lookahead && second_half) after = gather_column<S>(beside, column);\n"
+     "#endif"),
+]
 for old, new in edits:
     assert s.count(old) == 1, old
     s = s.replace(old, new)
 open(p, 'w').write(s)
 PY
+python3 /tmp/edit_sect.py || exit 1
 tree route
-python3 - <<'PY' || exit 1
+cat > /tmp/edit_route.py <<'PY'
 p = '/tmp/route/src/cuda/tile_kernel.cu'
 s = open(p).read()
-old = '''    const bool aligned = input_rows_start_on(16, in, p) && output_rows_start_on(16, out, p);'''
+old = "    const bool aligned = input_rows_start_on(16, in, p) && output_rows_start_on(16, out, p);"
 assert s.count(old) == 1
-s = s.replace(old, '''    const bool aligned = input_rows_start_on(16, in, p) && output_rows_start_on(Size < 16 ? 32 : 16, out, p);''')
+s = s.replace(old, "    const bool aligned = input_rows_start_on(16, in, p) && output_rows_start_on(Size < 16 ? 32 : 16, out, p);")
 open(p, 'w').write(s)
 PY
+python3 /tmp/edit_route.py || exit 1
 cfg() { cmake -S $1 -B $2 -G Ninja -DCMAKE_BUILD_TYPE=Release -DXPOSE_BUILD_TESTS=OFF "${@:3}" > $2.cfg.log 2>&1; }
-cfg /tmp/head /tmp/head/b & cfg /tmp/route /tmp/route/b &
-for v in 1 2 3; do cfg /tmp/sect /tmp/sect/b$v -DCMAKE_CUDA_FLAGS=-DXPOSE_EXP=$v & done; wait
-for b in /tmp/head/b /tmp/route/b /tmp/sect/b1 /tmp/sect/b2 /tmp/sect/b3; do
-  (cmake --build $b --target xpose_cli -j 4 > $b.build.log 2>&1 || echo "BUILD FAILED $b") &
+cfg /tmp/head /tmp/head/b & cfg /tmp/route /tmp/route/b & cfg /tmp/sect /tmp/sect/b1 &
+cfg /tmp/sect /tmp/sect/b2 "-DCMAKE_CUDA_FLAGS=-DEXP_NO_SECOND_HALF" &
+cfg /tmp/sect /tmp/sect/b3 "-DCMAKE_CUDA_FLAGS=-DEXP_NO_SECOND_HALF -DEXP_NO_LOOKAHEAD_LOADS" &
+cfg /tmp/sect /tmp/sect/b4 "-DCMAKE_CUDA_FLAGS=-DEXP_ONE_GATHER" & wait
+for b in /tmp/head/b /tmp/route/b /tmp/sect/b1 /tmp/sect/b2 /tmp/sect/b3 /tmp/sect/b4; do
+  (cmake --build $b --target xpose_cli -j 3 > $b.build.log 2>&1 || echo "BUILD FAILED $b") &
 done; wait
 declare -A X=([head]=/tmp/head/b/tools/xpose/xpose [route]=/tmp/route/b/tools/xpose/xpose
-              [s1]=/tmp/sect/b1/tools/xpose/xpose [s2]=/tmp/sect/b2/tools/xpose/xpose [s3]=/tmp/sect/b3/tools/xpose/xpose)
+              [s1]=/tmp/sect/b1/tools/xpose/xpose [s2]=/tmp/sect/b2/tools/xpose/xpose
+              [s3]=/tmp/sect/b3/tools/xpose/xpose [s4]=/tmp/sect/b4/tools/xpose/xpose)
 for v in "${!X[@]}"; do [ -x ${X[$v]} ] || { echo "missing $v"; tail -20 /tmp/*/b*.build.log; exit 1; }; done
 run() {  # variant label rows cols dtype pad_in pad_out
   ${X[$1]} bench --rows $3 --cols $4 --dtype $5 --pad-in $6 --pad-out $7 --kernels auto --reps 30 --warmup 5 \
     --format json --output $R/json/$2_$1.json --no-progress > /dev/null 2>> $R/errors.txt
 }
 for round in 1 2; do
-  for v in head s1 s2 s3; do
+  for v in head s1 s2 s3 s4; do
     run $v p1u8packed_r$round 8191 8193 u8 0 0
     run $v p1u8ld8224_r$round 8191 8193 u8 0 33
     run $v p1f32packed_r$round 8191 8193 f32 0 0
@@ -74,7 +94,7 @@ for dt in u8 f32; do for v in head s1; do
   ncu --clock-control none --kernel-name regex:tile_transpose_kernel --launch-skip 2 --launch-count 1 --metrics $M \
     ${X[$v]} bench --rows 8191 --cols 8193 --dtype $dt --kernels auto --reps 3 --warmup 1 --no-progress > $R/ncu_${dt}_$v.txt 2>&1
 done; done
-python3 - $R > $R/tables.txt <<'PY'
+cat > /tmp/tables.py <<'PY'
 import json, glob, os, sys, collections
 R = sys.argv[1]
 rows = collections.OrderedDict()
@@ -89,6 +109,7 @@ for f in sorted(glob.glob(R + '/json/*.json')):
 for case, vs in rows.items():
     print('%-22s' % case, '   '.join('%s %s' % (v, ' '.join(x)) for v, x in vs.items()))
 PY
+python3 /tmp/tables.py $R > $R/tables.txt
 for f in $R/ncu_*.txt; do echo "== $(basename $f)" >> $R/tables.txt
   grep -E "^\s+(gpu__|dram__|lts__|smsp__|sm__|launch__|l1tex__)" $f | awk '{print "  " $1, $(NF-1), $NF}' >> $R/tables.txt; done
 tar czf $OUT/r.tgz -C $OUT r
