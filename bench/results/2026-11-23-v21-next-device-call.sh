@@ -10,7 +10,8 @@
 #           (if the store phase's length is the cost: f32, whose threads store 8 vectors per tile, lost most)
 #   Part 2, a rule: views whose output rows are 16-byte aligned but off 32-byte sectors take the unaligned shapes
 #     (route) instead of the aligned ones (head); v21 saw the aligned kernel 16% slower there on u8.
-#   Part 3, ncu of head against s1 (8191 x 8193 u8 and f32).
+#   Part 3, ncu of head against s1 (8191 x 8193 u8 and f32), and of head with output rows 16 bytes off sectors
+#     against on sectors (DRAM read bytes: do half-written sectors cost reads?).
 # Everything lands in $OUT/r.tgz (the device tool returns at most 8 files); the tables print last.
 set -u
 R=$OUT/r; mkdir -p $R/json
@@ -94,6 +95,13 @@ for dt in u8 f32; do for v in head s1; do
   ncu --clock-control none --kernel-name regex:tile_transpose_kernel --launch-skip 2 --launch-count 1 --metrics $M \
     ${X[$v]} bench --rows 8191 --cols 8193 --dtype $dt --kernels auto --reps 3 --warmup 1 --no-progress > $R/ncu_${dt}_$v.txt 2>&1
 done; done
+# Whether half-written sectors cost DRAM reads: head's unaligned kernel with output rows 16 bytes off sectors
+# (ld_out 8208: half the tile boundaries inside a sector) against on sectors (8224); packed input bytes are 67.1 MB.
+for lo in 8208 8224; do
+  ncu --clock-control none --kernel-name regex:tile_transpose_kernel --launch-skip 2 --launch-count 1 --metrics $M \
+    ${X[head]} bench --rows 8191 --cols 8193 --dtype u8 --pad-out $((lo - 8191)) --kernels auto --reps 3 --warmup 1 \
+    --no-progress > $R/ncu_u8_ldout${lo}_head.txt 2>&1
+done
 cat > /tmp/tables.py <<'PY'
 import json, glob, os, sys, collections
 R = sys.argv[1]
