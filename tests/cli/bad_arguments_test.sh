@@ -71,6 +71,14 @@ printf '8 8\n' >"$scratch/too_few.txt"
 expect_usage_error suite_too_few_fields "too_few.txt:1" "${good[@]}" --suite "$scratch/too_few.txt"
 printf '8 8 f32 2 9\n' >"$scratch/too_many.txt"
 expect_usage_error suite_too_many_fields "too_many.txt:1" "${good[@]}" --suite "$scratch/too_many.txt"
+printf '8 8 f32 pad_in\n' >"$scratch/pad_without_count.txt"
+expect_usage_error suite_pad_without_count "pad_in needs a count" "${good[@]}" --suite "$scratch/pad_without_count.txt"
+printf '8 8 f32 2 pad_out -1\n' >"$scratch/negative_pad.txt"
+expect_usage_error suite_negative_pad "pad_out '-1'" "${good[@]}" --suite "$scratch/negative_pad.txt"
+printf '8 8 f32 pad_in 1 pad_in 2\n' >"$scratch/pad_twice.txt"
+expect_usage_error suite_pad_twice "pad_in is given twice" "${good[@]}" --suite "$scratch/pad_twice.txt"
+printf '8 8 f32 pad 3\n' >"$scratch/unknown_key.txt"
+expect_usage_error suite_unknown_key "'pad'" "${good[@]}" --suite "$scratch/unknown_key.txt"
 printf '8 abc f32\n' >"$scratch/non_numeric.txt"
 expect_usage_error suite_non_numeric "'abc'" "${good[@]}" --suite "$scratch/non_numeric.txt"
 printf -- '-8 8 f32\n' >"$scratch/negative.txt"
@@ -181,6 +189,25 @@ if [ "$status" -eq 0 ] && grep -q "Verification: PASSED" "$scratch/stdout"; then
 else
   failures=$((failures + 1))
   echo "FAIL tiny_cpu_bench_passes: exit status $status"
+  sed 's/^/    | /' "$scratch/stdout" "$scratch/stderr"
+fi
+
+# A suite of padded views: each line's own padding (an explicit 0 included), --pad-out for the
+# lines without one, every case verified (padding left untouched) and labelled with its padding.
+cases=$((cases + 1))
+status=0
+printf '33 17 u8 pad_in 3 pad_out 5\n17 33 f32 2 pad_out 1\n9 7 f16\n5 6 u8 pad_out 0\n' >"$scratch/padded.txt"
+timeout 10 "$xpose" bench --device cpu --suite "$scratch/padded.txt" --pad-out 2 --reps 2 --warmup 1 \
+  --kernels blocked --no-progress --format json --output "$scratch/padded.json" \
+  >"$scratch/stdout" 2>"$scratch/stderr" </dev/null || status=$?
+labels="$(grep -o '"label": "[^"]*"' "$scratch/padded.json" 2>/dev/null | tr '\n' ';')"
+if [ "$status" -eq 0 ] && grep -q "Verification: PASSED" "$scratch/stdout" &&
+   [ "$labels" = '"label": "33x17 u8 pad_in 3 pad_out 5";"label": "17x33 f32 batch 2 pad_out 1";"label": "9x7 f16 pad_out 2";"label": "5x6 u8";' ] &&
+   grep -q '"ld_in": 20,' "$scratch/padded.json" && grep -q '"ld_out": 38,' "$scratch/padded.json"; then
+  echo "ok   padded_suite_passes"
+else
+  failures=$((failures + 1))
+  echo "FAIL padded_suite_passes: exit status $status, labels $labels"
   sed 's/^/    | /' "$scratch/stdout" "$scratch/stderr"
 fi
 

@@ -325,9 +325,9 @@ CLI::App* add_bench_command(CLI::App& app, BenchArguments* a) {
                     "Element types, e.g. f32,f64 (default f32; for a suite's permute lines f64)")
       ->delimiter(',')->type_name("TYPE[,TYPE...]");
   bench->add_option("--batch", a->batch, "Matrices per case (default 1)")->type_name("N")->needs(rows);
-  bench->add_option("--pad-in", a->pad_in, "Extra elements at the end of each input row (strided view)")
+  bench->add_option("--pad-in", a->pad_in, "Extra elements at the end of each input row (strided view; a suite line's pad_in wins)")
       ->type_name("N");
-  bench->add_option("--pad-out", a->pad_out, "Extra elements at the end of each output row")
+  bench->add_option("--pad-out", a->pad_out, "Extra elements at the end of each output row (a suite line's pad_out wins)")
       ->type_name("N");
   CLI::Option* perm = bench->add_option("--perm", a->perm,
                                         "Permutation for --dims: output dim i is input dim perm[i]")
@@ -418,10 +418,11 @@ bool resolve_bench_options(const BenchArguments& a, const CLI::App& bench, Bench
   if (!parse_count(a.pad_in, "--pad-in", true, &pad_in, error) ||
       !parse_count(a.pad_out, "--pad-out", true, &pad_out, error))
     return false;
+  // --pad-in / --pad-out pad every 2D case whose suite line gives no padding of its own.
   for (BenchCase& bench_case : options->cases) {
     if (bench_case.kind != BenchCase::Kind::matrix) continue;
-    bench_case.matrix.pad_in = pad_in;
-    bench_case.matrix.pad_out = pad_out;
+    if (!bench_case.matrix.pad_in_given) bench_case.matrix.pad_in = pad_in;
+    if (!bench_case.matrix.pad_out_given) bench_case.matrix.pad_out = pad_out;
     std::string why;
     if (!validate_matrix_case(bench_case.matrix, &why)) {
       *error = bench_case.origin + ": " + bench_case.label() + ": " + why;

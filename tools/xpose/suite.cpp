@@ -23,11 +23,15 @@ std::string join(const std::vector<std::string>& words) {
   return text;
 }
 
-// "rows cols dtype [batch]"
+// A padding count on a suite line: 0 (packed) or a positive integer.
+bool parse_padding(const std::string& text, int64_t* value) { return text == "0" || parse_positive(text, value); }
+
+// "rows cols dtype [batch] [pad_in N] [pad_out N]"
 bool parse_matrix_line(const std::vector<std::string>& words, BenchCase* bench_case,
                        std::string* why) {
-  if (words.size() < 3 || words.size() > 4) {
-    *why = "expected 'rows cols dtype [batch]' or 'dims ... | perm ...', got '" + join(words) + "'";
+  if (words.size() < 3) {
+    *why = "expected 'rows cols dtype [batch] [pad_in N] [pad_out N]' or 'dims ... | perm ...', got '" +
+           join(words) + "'";
     return false;
   }
   MatrixCase& m = bench_case->matrix;
@@ -43,9 +47,35 @@ bool parse_matrix_line(const std::vector<std::string>& words, BenchCase* bench_c
     *why = last_error_message();
     return false;
   }
-  if (words.size() == 4 && !parse_positive(words[3], &m.batch)) {
-    *why = "batch '" + words[3] + "' is not a positive integer";
-    return false;
+  size_t next = 3;
+  if (next < words.size() && words[next] != "pad_in" && words[next] != "pad_out") {
+    if (!parse_positive(words[next], &m.batch)) {
+      *why = "batch '" + words[next] + "' is not a positive integer";
+      return false;
+    }
+    ++next;
+  }
+  // Padding as named counts, each at most once: "pad_in 15 pad_out 17".
+  for (; next < words.size(); next += 2) {
+    const std::string& key = words[next];
+    if (key != "pad_in" && key != "pad_out") {
+      *why = "expected 'pad_in N' or 'pad_out N' after 'rows cols dtype [batch]', got '" + key + "'";
+      return false;
+    }
+    bool& seen = key == "pad_in" ? m.pad_in_given : m.pad_out_given;
+    if (seen) {
+      *why = key + " is given twice";
+      return false;
+    }
+    seen = true;
+    if (next + 1 == words.size()) {
+      *why = key + " needs a count of elements";
+      return false;
+    }
+    if (!parse_padding(words[next + 1], key == "pad_in" ? &m.pad_in : &m.pad_out)) {
+      *why = key + " '" + words[next + 1] + "' is not a non-negative integer";
+      return false;
+    }
   }
   bench_case->kind = BenchCase::Kind::matrix;
   return validate_matrix_case(m, why);

@@ -1,7 +1,9 @@
 // Bench cases and the suite files that list them (bench/suites/*.txt).
 //
 // A suite is text, one case per line, `#` starts a comment:
-//   rows cols dtype [batch]          a (batched) 2D transpose, e.g. "8192 8192 f64"
+//   rows cols dtype [batch] [pad_in N] [pad_out N]
+//                                    a (batched) 2D transpose, e.g. "8192 8192 f64", and a strided
+//                                    view of one: "8191 8193 u8 pad_in 15 pad_out 17"
 //   dims d0 d1 ... | perm p0 p1 ...  an N-D permutation (the dtype comes from --dtype; f64 by
 //                                    default, as the TTC papers time)
 #pragma once
@@ -22,6 +24,7 @@ struct MatrixCase {
   DType dtype = DType::f32;
   int64_t batch = 1;
   int64_t pad_in = 0, pad_out = 0;
+  bool pad_in_given = false, pad_out_given = false;  // on the suite line (0 included): --pad-in/--pad-out leave it
 
   Matrix matrix() const;
 };
