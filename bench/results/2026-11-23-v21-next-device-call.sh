@@ -1,6 +1,6 @@
 #!/bin/bash
 # The next device call that v21 left planned (docs/kernels.md v21), self-contained: run it in the repository root
-# on an H100 (the device tool: `bash bench/results/2026-11-23-v21-next-device-call.sh`). About 5-6 minutes.
+# on an H100 (the device tool: `bash bench/results/2026-11-23-v21-next-device-call.sh`). About 6-7 minutes.
 #   Part 1, bisecting why whole-sector ownership (2026-11-23-whole-sector-ownership-experiment.patch) lost 25-45%:
 #     head  the tile kernel as committed
 #     s1    the patch (look-ahead loads, the second-half stores, 1-2 KiB more shared memory per block)
@@ -8,6 +8,9 @@
 #     s3    s2 without the look-ahead loads in the unmasked form (what is left: shared memory and code)
 #     s4    the patch with one shared-memory gather per output vector at the segment ends instead of two
 #           (if the store phase's length is the cost: f32, whose threads store 8 vectors per tile, lost most)
+#   Part 1b, t512: the tall u8 shape at 512 x 64 instead of 256 x 128 (half the tile boundaries inside output rows,
+#     so half the sectors two tiles share; 64-byte input row segments; 64 registers, no spills), on the large
+#     unaligned u8 views that take the tall shape.
 #   Part 2, a rule: views whose output rows are 16-byte aligned but off 32-byte sectors take the unaligned shapes
 #     (route) instead of the aligned ones (head); v21 saw the aligned kernel 16% slower there on u8.
 #   Part 3, ncu of head against s1 (8191 x 8193 u8 and f32), and of head with output rows 16 bytes off sectors
@@ -49,6 +52,16 @@ open(p, 'w').write(s)
 PY
 python3 /tmp/edit_sect.py || exit 1
 tree route
+tree t512
+cat > /tmp/edit_t512.py <<'PY'
+p = '/tmp/t512/src/cuda/tuning.hpp'
+s = open(p).read()
+old = "  static constexpr int kRows = 256, kCols = 128, kThreads = 512, kMinBlocks = 2;\n  static constexpr bool kUnmasked = true;"
+assert s.count(old) == 1
+s = s.replace(old, "  static constexpr int kRows = 512, kCols = 64, kThreads = 512, kMinBlocks = 2;\n  static constexpr bool kUnmasked = true;")
+open(p, 'w').write(s)
+PY
+python3 /tmp/edit_t512.py || exit 1
 cat > /tmp/edit_route.py <<'PY'
 p = '/tmp/route/src/cuda/tile_kernel.cu'
 s = open(p).read()
@@ -59,14 +72,14 @@ open(p, 'w').write(s)
 PY
 python3 /tmp/edit_route.py || exit 1
 cfg() { cmake -S $1 -B $2 -G Ninja -DCMAKE_BUILD_TYPE=Release -DXPOSE_BUILD_TESTS=OFF "${@:3}" > $2.cfg.log 2>&1; }
-cfg /tmp/head /tmp/head/b & cfg /tmp/route /tmp/route/b & cfg /tmp/sect /tmp/sect/b1 &
+cfg /tmp/head /tmp/head/b & cfg /tmp/route /tmp/route/b & cfg /tmp/t512 /tmp/t512/b & cfg /tmp/sect /tmp/sect/b1 &
 cfg /tmp/sect /tmp/sect/b2 "-DCMAKE_CUDA_FLAGS=-DEXP_NO_SECOND_HALF" &
 cfg /tmp/sect /tmp/sect/b3 "-DCMAKE_CUDA_FLAGS=-DEXP_NO_SECOND_HALF -DEXP_NO_LOOKAHEAD_LOADS" &
 cfg /tmp/sect /tmp/sect/b4 "-DCMAKE_CUDA_FLAGS=-DEXP_ONE_GATHER" & wait
-for b in /tmp/head/b /tmp/route/b /tmp/sect/b1 /tmp/sect/b2 /tmp/sect/b3 /tmp/sect/b4; do
+for b in /tmp/head/b /tmp/route/b /tmp/t512/b /tmp/sect/b1 /tmp/sect/b2 /tmp/sect/b3 /tmp/sect/b4; do
   (cmake --build $b --target xpose_cli -j 3 > $b.build.log 2>&1 || echo "BUILD FAILED $b") &
 done; wait
-declare -A X=([head]=/tmp/head/b/tools/xpose/xpose [route]=/tmp/route/b/tools/xpose/xpose
+declare -A X=([head]=/tmp/head/b/tools/xpose/xpose [route]=/tmp/route/b/tools/xpose/xpose [t512]=/tmp/t512/b/tools/xpose/xpose
               [s1]=/tmp/sect/b1/tools/xpose/xpose [s2]=/tmp/sect/b2/tools/xpose/xpose
               [s3]=/tmp/sect/b3/tools/xpose/xpose [s4]=/tmp/sect/b4/tools/xpose/xpose)
 for v in "${!X[@]}"; do [ -x ${X[$v]} ] || { echo "missing $v"; tail -20 /tmp/*/b*.build.log; exit 1; }; done
@@ -79,6 +92,13 @@ for round in 1 2; do
     run $v p1u8packed_r$round 8191 8193 u8 0 0
     run $v p1u8ld8224_r$round 8191 8193 u8 0 33
     run $v p1f32packed_r$round 8191 8193 f32 0 0
+  done
+  for v in head t512; do
+    run $v p1bu8_8191x8193_r$round 8191 8193 u8 0 0
+    run $v p1bu8_16383x16385_r$round 16383 16385 u8 0 0
+    run $v p1bu8_12345x6789_r$round 12345 6789 u8 0 0
+    run $v p1bu8_100003x1000_r$round 100003 1000 u8 0 0
+    run $v p1bu8_1000003x300_r$round 1000003 300 u8 0 0
   done
   for v in head route; do
     run $v p2u8_8208_8208_r$round 8191 8193 u8 15 17
