@@ -33,7 +33,11 @@ for stage in "${stages[@]}"; do
         $bench bench --suite "bench/suites/$suite.txt" --format json --no-progress \
           --output "$out/$date_tag-$gpu_tag-$suite.json" ${BENCH_KERNELS:+--kernels $BENCH_KERNELS} \
           > "$out/$date_tag-$gpu_tag-$suite.txt" 2>"$out/bench-$suite.err" || status=1
-      done ;;
+      done
+      # The production targets, where the run has the 2D suite (exit status 1 marks a miss).
+      if [ -f "$out/$date_tag-$gpu_tag-shapes2d.json" ]; then
+        python3 tools/check_targets.py "$out/$date_tag-$gpu_tag-shapes2d.json" | tee "$out/$date_tag-$gpu_tag-targets.txt"
+      fi ;;
     profile)
       python3 tools/profile_kernels.py --xpose "$bench" --rows 8192 --cols 8192 --dtype f32 \
         > "$out/$date_tag-$gpu_tag-ncu-f32.txt" 2>&1 || status=1
