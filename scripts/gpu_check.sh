@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # On a GPU machine: build, run the whole test suite (GPU tests included), then the benchmarks and
 # the profiler, logging everything under ${OUT:-gpu-out}. Stages: build tests sanitize bench profile
-# (default: build tests bench). Example: OUT=/tmp/o scripts/gpu_check.sh build tests bench
+# pack (default: build tests bench). Example: OUT=/tmp/o scripts/gpu_check.sh build tests bench pack
+# sanitize: memcheck, racecheck and initcheck side by side on SANITIZE_FILTER (default: the
+# production kernels' tests, at XPOSE_TEST_SMALL sizes; about a minute on an H100).
+# pack: everything under $out as one $out.tgz (the device tool brings back only a few files).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-gpu-out}"
@@ -22,10 +25,18 @@ for stage in "${stages[@]}"; do
       ctest --test-dir build --output-on-failure -j 4 > "$out/tests.log" 2>&1 || status=1
       tail -5 "$out/tests.log" ;;
     sanitize)
+      production='*/tile_*:*/auto_*:*/deinterleave_*:*/interleave_*:*/contiguous_copy_*:PropertyCudaTile.*'
+      for kernel in tile auto interleave deinterleave contiguous_copy; do
+        production+=":PropertyCuda/RandomTransposesCuda.*/$kernel"
+      done
       for tool in memcheck racecheck initcheck; do
-        compute-sanitizer --tool "$tool" --error-exitcode 9 build/tests/xpose_tests_cuda \
-          --gtest_filter="${SANITIZE_FILTER:-*}" > "$out/sanitize-$tool.log" 2>&1 || status=1
-        echo "$tool: $(tail -3 "$out/sanitize-$tool.log" | tr '\n' ' ')"
+        XPOSE_TEST_SMALL="${XPOSE_TEST_SMALL-1}" compute-sanitizer --tool "$tool" --error-exitcode 9 \
+          build/tests/xpose_tests_cuda --gtest_filter="${SANITIZE_FILTER:-$production}" \
+          > "$out/sanitize-$tool.log" 2>&1 &
+      done
+      for job in $(jobs -p); do wait "$job" || status=1; done
+      for tool in memcheck racecheck initcheck; do
+        echo "$tool: $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|tests? ran|PASSED|FAILED" "$out/sanitize-$tool.log" | tail -3 | tr '\n' ' ')"
       done ;;
     bench)
       for suite in ${SUITES:-seeds shapes2d}; do
@@ -42,6 +53,8 @@ for stage in "${stages[@]}"; do
       python3 tools/profile_kernels.py --xpose "$bench" --rows 8192 --cols 8192 --dtype f32 \
         > "$out/$date_tag-$gpu_tag-ncu-f32.txt" 2>&1 || status=1
       cat "$out/$date_tag-$gpu_tag-ncu-f32.txt" ;;
+    pack)
+      tar czf "$out.tgz" -C "$(dirname "$out")" "$(basename "$out")" && echo "packed: $out.tgz" ;;
   esac
 done
 exit $status
