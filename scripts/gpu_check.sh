@@ -4,7 +4,7 @@
 # pack (default: build tests bench). Example: OUT=/tmp/o scripts/gpu_check.sh build tests bench pack
 # sanitize: memcheck, racecheck and initcheck side by side on SANITIZE_FILTER (default: the
 # production kernels' tests, at XPOSE_TEST_SMALL sizes; about a minute on an H100).
-# pack: everything under $out as one $out.tgz (the device tool brings back only a few files).
+# pack: everything under $out as one $out/all.tgz (the device tool brings back only a few files).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-gpu-out}"
@@ -54,7 +54,7 @@ for stage in "${stages[@]}"; do
         > "$out/$date_tag-$gpu_tag-ncu-f32.txt" 2>&1 || status=1
       cat "$out/$date_tag-$gpu_tag-ncu-f32.txt" ;;
     pack)
-      tar czf "$out.tgz" -C "$(dirname "$out")" "$(basename "$out")" && echo "packed: $out.tgz" ;;
+      tar czf "$out/all.tgz" --exclude=./all.tgz -C "$out" . && echo "packed: $out/all.tgz" ;;
   esac
 done
 exit $status
