@@ -3,7 +3,7 @@
 # the profiler, logging everything under ${OUT:-gpu-out}. Stages: build tests sanitize bench profile
 # pack (default: build tests bench). Example: OUT=/tmp/o scripts/gpu_check.sh build tests bench pack
 # sanitize: memcheck, racecheck and initcheck side by side on SANITIZE_FILTER (default: the
-# production kernels' tests, at XPOSE_TEST_SMALL sizes; about a minute on an H100).
+# production kernels' tests, at XPOSE_TEST_SMALL sizes).
 # pack: everything under $out as one $out/all.tgz (the device tool brings back only a few files).
 set -uo pipefail
 cd "$(dirname "$0")/.."
