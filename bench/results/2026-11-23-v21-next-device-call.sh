@@ -16,7 +16,8 @@
 #     so half the sectors two tiles share; 64-byte input row segments; 64 registers, no spills), on the large
 #     unaligned u8 views that take the tall shape.
 #   Part 2, a rule: views whose output rows are 16-byte aligned but off 32-byte sectors take the unaligned shapes
-#     (route) instead of the aligned ones (head); v21 saw the aligned kernel 16% slower there on u8.
+#     (route: 2026-11-23-off-sector-route-prepared.patch, as it would be merged) instead of the aligned ones (head);
+#     v21 saw the aligned kernel 16% slower there on u8.
 #   Part 3, ncu of head against s1 (8191 x 8193 u8), and of head with output rows 16 bytes off sectors
 #     against on sectors (DRAM read bytes: do half-written sectors cost reads?).
 # Everything lands in $OUT/r.tgz (the device tool returns at most 8 files); the tables print last.
@@ -29,17 +30,18 @@ P=bench/results/2026-11-23-whole-sector-ownership-experiment.patch
 tree() { rm -rf /tmp/$1 && mkdir -p /tmp/$1 && cp -r CMakeLists.txt cmake include src tools bench scripts examples tests /tmp/$1/; }
 tree head
 tree sect && (cd /tmp/sect && patch -s -p1 < $OLDPWD/$P) || { echo "patch failed"; exit 1; }
-cat > /tmp/edit_sect.py <<'PY'
-p = '/tmp/sect/src/cuda/tile_kernel.cu'
-s = open(p).read()
+tree t512
+cat > /tmp/edit_variants.py <<'PY'
+# (file, text that must occur once, its replacement) for the variants made by edits.
+sect = '/tmp/sect/src/cuda/tile_kernel.cu'
 edits = [
-    ("  return S::kWholeSectors && (reinterpret_cast<uintptr_t>(row) & 16) != 0;",
+    (sect, "  return S::kWholeSectors && (reinterpret_cast<uintptr_t>(row) & 16) != 0;",
      "#ifdef EXP_NO_SECOND_HALF\n  return false;\n#endif\n"
      "  return S::kWholeSectors && (reinterpret_cast<uintptr_t>(row) & 16) != 0;"),
-    ("          load_realigned_full<S>(src, m.ld_in, tile, takes_halo, lookahead_rows > 0);",
+    (sect, "          load_realigned_full<S>(src, m.ld_in, tile, takes_halo, lookahead_rows > 0);",
      "#ifdef EXP_NO_LOOKAHEAD_LOADS\n          load_realigned_full<S>(src, m.ld_in, tile, takes_halo, false);\n#else\n"
      "          load_realigned_full<S>(src, m.ld_in, tile, takes_halo, lookahead_rows > 0);\n#endif"),
-    ("      if (j == 0 && takes_halo && !second_half) before = gather_column<S>(beside, column);\n"
+    (sect, "      if (j == 0 && takes_halo && !second_half) before = gather_column<S>(beside, column);\n"
      "      if (j == kGroup - 1 && takes_lookahead && second_half) after = gather_column<S>(beside, column);",
      "#ifdef EXP_ONE_GATHER\n"
      "      if (second_half ? (j == kGroup - 1 && takes_lookahead) : (j == 0 && takes_halo)) {\n"
@@ -51,34 +53,19 @@ edits = [
      "      if (j == 0 && takes_halo && !second_half) before = gather_column<S>(beside, column);\n"
      "      if (j == kGroup - 1 && takes_lookahead && second_half) after = gather_column<S>(beside, column);\n"
      "#endif"),
+    ('/tmp/t512/src/cuda/tuning.hpp',
+     "  static constexpr int kRows = 256, kCols = 128, kThreads = 512, kMinBlocks = 2;\n  static constexpr bool kUnmasked = true;",
+     "  static constexpr int kRows = 512, kCols = 64, kThreads = 512, kMinBlocks = 2;\n  static constexpr bool kUnmasked = true;"),
 ]
-for old, new in edits:
+for path, old, new in edits:
+    s = open(path).read()
     assert s.count(old) == 1, old
-    s = s.replace(old, new)
-open(p, 'w').write(s)
+    open(path, 'w').write(s.replace(old, new))
 PY
-python3 /tmp/edit_sect.py || exit 1
-tree route
+python3 /tmp/edit_variants.py || exit 1
+# The routing rule as prepared for merging (code, tuning entry, GPU test).
+tree route && (cd /tmp/route && patch -s -p1 < $OLDPWD/bench/results/2026-11-23-off-sector-route-prepared.patch) || { echo "route patch failed"; exit 1; }
 tree h2 && (cd /tmp/h2 && patch -s -p1 < $OLDPWD/bench/results/2026-11-23-two-block-halo-experiment.patch) || { echo "h2 patch failed"; exit 1; }
-tree t512
-cat > /tmp/edit_t512.py <<'PY'
-p = '/tmp/t512/src/cuda/tuning.hpp'
-s = open(p).read()
-old = "  static constexpr int kRows = 256, kCols = 128, kThreads = 512, kMinBlocks = 2;\n  static constexpr bool kUnmasked = true;"
-assert s.count(old) == 1
-s = s.replace(old, "  static constexpr int kRows = 512, kCols = 64, kThreads = 512, kMinBlocks = 2;\n  static constexpr bool kUnmasked = true;")
-open(p, 'w').write(s)
-PY
-python3 /tmp/edit_t512.py || exit 1
-cat > /tmp/edit_route.py <<'PY'
-p = '/tmp/route/src/cuda/tile_kernel.cu'
-s = open(p).read()
-old = "    const bool aligned = input_rows_start_on(16, in, p) && output_rows_start_on(16, out, p);"
-assert s.count(old) == 1
-s = s.replace(old, "    const bool aligned = input_rows_start_on(16, in, p) && output_rows_start_on(Size < 16 ? 32 : 16, out, p);")
-open(p, 'w').write(s)
-PY
-python3 /tmp/edit_route.py || exit 1
 cfg() { cmake -S $1 -B $2 -G Ninja -DCMAKE_BUILD_TYPE=Release -DXPOSE_BUILD_TESTS=OFF "${@:3}" > $2.cfg.log 2>&1; }
 cfg /tmp/head /tmp/head/b & cfg /tmp/route /tmp/route/b & cfg /tmp/t512 /tmp/t512/b & cfg /tmp/h2 /tmp/h2/b & cfg /tmp/sect /tmp/sect/b1 &
 cfg /tmp/sect /tmp/sect/b2 "-DCMAKE_CUDA_FLAGS=-DEXP_NO_SECOND_HALF" &
