@@ -112,6 +112,15 @@ struct UnalignedTallU8Tuning {
   static constexpr const char* kMeasuredFasterOn = "H100 80GB HBM3";  // the device name it was measured on
 };
 
+// What the aligned family needs of output rows besides 16-byte vectors: that they start on whole
+// 32-byte sectors (16-byte elements: their own size; those views are always 16-byte aligned and
+// have no unaligned shape). Views whose output rows are 16 bytes off sectors take the unaligned
+// shapes instead. H100, 2026-11-23, 8191 x 8193 u8, us (docs/kernels.md v21): the aligned kernel
+// with ld_in / ld_out 8448 / 8208 63.1-63.4 and 8208 / 8208 63.2-63.7, against 54.3-54.5 with the
+// output on sectors (8448 / 8224); the unaligned kernel 54.7-55.0 at 8193 / 8208.
+// NOT YET MEASURED with this rule in place (bench/results/2026-11-23-v21-next-device-call.sh, part 2).
+template <int Size> constexpr int64_t kOutputSectorBytes = Size < 16 ? 32 : 16;
+
 // The compact shapes: the aligned family's compact shapes, no register cap.
 template <> struct UnalignedTileTuning<1, true> : TileTuning<1, true> { static constexpr bool kUnmasked = true; };
 template <> struct UnalignedTileTuning<2, true> : TileTuning<2, true> { static constexpr bool kUnmasked = true; };

@@ -109,6 +109,16 @@ TEST_P(TransposeCudaKernel, LargeOddShapesMatchReference) {
   expect_all({{4099, 4097}, {4099, 8193}, {2047, 8193}, {4099, 8193, 8200, 4111}});
 }
 
+// 16-byte-aligned views whose output rows start 16 bytes off 32-byte sectors, for the element
+// sizes whose production rule sends them to the unaligned shapes (1, 2 and 4 bytes;
+// tuning.hpp, kOutputSectorBytes): ld_out 2064 u8, 2056 f16 and 2052 f32 are 16 bytes off, the
+// input rows (ld_in 8208) 16-byte aligned for every size; large enough for the large shapes.
+TEST_P(TransposeCudaKernel, OutputRowsOffSectorsMatchReference) {
+  if (!takes_tile_walk()) GTEST_SKIP() << "the production rule is the tile kernels' (\"tile\", \"auto\")";
+  if (xpose::size_of(GetParam().type) > 4) GTEST_SKIP() << "8- and 16-byte views take other forms";
+  expect_all({{2049, 8193, 8208, 2064}, {2049, 8193, 8208, 2056}, {2049, 8193, 8208, 2052}});
+}
+
 TEST_P(TransposeCudaKernel, StridedShapesLeavePaddingUntouched) {
   // {rows, cols, ld_in, ld_out}: padding on the input only, the output only, and both.
   expect_all({{33, 65, 80, 0},

@@ -1,0 +1,107 @@
+// Does where the buffers lie move a transpose's ratio to memcpy? For each case, buffers are
+// allocated behind a spacer of k x 2 MiB (cudaMalloc's large-allocation granularity), and `auto`
+// and the `memcpy` baseline are timed side by side (alternating rounds, medians of event times),
+// as `xpose bench` times them. Run by bench/probes/run_address_offsets.sh.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "xpose/xpose.hpp"
+
+#define CHECK(call)                                                                   \
+  do {                                                                                \
+    cudaError_t status_ = (call);                                                           \
+    if (status_ != cudaSuccess) {                                                      \
+      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(status_)); \
+      std::exit(1);                                                                   \
+    }                                                                                 \
+  } while (0)
+
+namespace {
+
+struct Case {
+  const char* name;
+  int64_t rows, cols;
+  xpose::DType type;
+  int elem;
+};
+
+double median_us(const xpose::Plan& plan, const void* in, void* out, cudaStream_t stream, int reps) {
+  std::vector<cudaEvent_t> events(2 * reps);
+  for (auto& e : events) CHECK(cudaEventCreate(&e));
+  for (int i = 0; i < 3; ++i) plan.execute(in, out, stream);
+  for (int i = 0; i < reps; ++i) {
+    CHECK(cudaEventRecord(events[2 * i], stream));
+    if (plan.execute(in, out, stream) != xpose::Status::ok) {
+      std::fprintf(stderr, "execute: %s\n", xpose::last_error_message());
+      std::exit(1);
+    }
+    CHECK(cudaEventRecord(events[2 * i + 1], stream));
+  }
+  CHECK(cudaEventSynchronize(events.back()));
+  std::vector<double> us;
+  for (int i = 0; i < reps; ++i) {
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, events[2 * i], events[2 * i + 1]));
+    us.push_back(ms * 1e3);
+  }
+  for (auto& e : events) CHECK(cudaEventDestroy(e));
+  std::sort(us.begin(), us.end());
+  return us[us.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int spacers = argc > 1 ? std::atoi(argv[1]) : 12;
+  const Case cases[] = {{"8191x8193_u8", 8191, 8193, xpose::DType::u8, 1},
+                        {"8192x8192_f64", 8192, 8192, xpose::DType::f64, 8},
+                        {"8191x8193_f32", 8191, 8193, xpose::DType::f32, 4}};
+  cudaStream_t stream;
+  CHECK(cudaStreamCreate(&stream));
+  std::printf("%-14s %6s %14s %14s %9s %9s %7s\n", "case", "spacer", "in % 64MiB", "out - in", "memcpy", "auto", "%memcpy");
+  for (const Case& c : cases) {
+    const xpose::Matrix m{c.rows, c.cols};
+    xpose::Plan transpose, copy;
+    xpose::PlanOptions copy_options;
+    copy_options.kernel = "memcpy";
+    if (xpose::Plan::create(transpose, m, c.type, xpose::Device::cuda) != xpose::Status::ok ||
+        xpose::Plan::create(copy, m, c.type, xpose::Device::cuda, copy_options) != xpose::Status::ok) {
+      std::fprintf(stderr, "plan: %s\n", xpose::last_error_message());
+      return 1;
+    }
+    const size_t bytes = static_cast<size_t>(c.rows * c.cols * c.elem);
+    for (int k = 0; k <= spacers; ++k) {
+      // k = spacers + 1 would be the same; the last row swaps the order (output allocated first).
+      void *spacer = nullptr, *in = nullptr, *out = nullptr;
+      if (k > 0) CHECK(cudaMalloc(&spacer, static_cast<size_t>(k) << 21));
+      const bool swapped = k == spacers;
+      if (swapped) CHECK(cudaMalloc(&out, bytes));
+      CHECK(cudaMalloc(&in, bytes));
+      if (!swapped) CHECK(cudaMalloc(&out, bytes));
+      CHECK(cudaMemset(in, 0x5A, bytes));
+      CHECK(cudaMemset(out, 0, bytes));
+      double copy_us[3], auto_us[3];
+      for (int round = 0; round < 3; ++round) {
+        copy_us[round] = median_us(copy, in, out, stream, 30);
+        auto_us[round] = median_us(transpose, in, out, stream, 30);
+      }
+      std::sort(copy_us, copy_us + 3);
+      std::sort(auto_us, auto_us + 3);
+      const auto in_addr = reinterpret_cast<uintptr_t>(in), out_addr = reinterpret_cast<uintptr_t>(out);
+      std::printf("%-14s %5d%s %14llx %14lld %9.2f %9.2f %7.1f\n", c.name, k, swapped ? "s" : " ",
+                  static_cast<unsigned long long>(in_addr % (64ull << 20)),
+                  static_cast<long long>(out_addr) - static_cast<long long>(in_addr), copy_us[1], auto_us[1],
+                  100.0 * copy_us[1] / auto_us[1]);
+      std::fflush(stdout);
+      CHECK(cudaFree(in));
+      CHECK(cudaFree(out));
+      if (spacer) CHECK(cudaFree(spacer));
+    }
+  }
+  return 0;
+}
