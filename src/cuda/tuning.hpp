@@ -117,8 +117,10 @@ struct UnalignedTallU8Tuning {
 // have no unaligned shape). Views whose output rows are 16 bytes off sectors take the unaligned
 // shapes instead. H100, 2026-11-23, 8191 x 8193 u8, us (docs/kernels.md v21): the aligned kernel
 // with ld_in / ld_out 8448 / 8208 63.1-63.4 and 8208 / 8208 63.2-63.7, against 54.3-54.5 with the
-// output on sectors (8448 / 8224); the unaligned kernel 54.7-55.0 at 8193 / 8208.
-// NOT YET MEASURED with this rule in place (bench/results/2026-11-23-v21-next-device-call.sh, part 2).
+// output on sectors (8448 / 8224); the unaligned kernel 54.7-55.0 at 8193 / 8208. With this rule
+// (H100, 2026-11-23, docs/kernels.md v22, 8191 x 8193, ld_in / ld_out, us, before -> after): u8
+// 8208 / 8208 63.9 -> 54.0-54.3, u8 8448 / 8208 63.3-63.5 -> 54.8-55.1, f16 8200 / 8200 116.2-116.6
+// -> 99.4; views on sectors unchanged (u8 8224 / 8224 53.9, f32 8196 / 8196 191.4-191.8).
 template <int Size> constexpr int64_t kOutputSectorBytes = Size < 16 ? 32 : 16;
 
 // The compact shapes: the aligned family's compact shapes, no register cap.
