@@ -12,13 +12,13 @@
 
 #include "xpose/xpose.hpp"
 
-#define CHECK(call)                                                                   \
-  do {                                                                                \
-    cudaError_t status_ = (call);                                                      \
-    if (status_ != cudaSuccess) {                                                      \
-      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(status_));\
-      std::exit(1);                                                                   \
-    }                                                                                 \
+#define CHECK(call)                                                                        \
+  do {                                                                                     \
+    cudaError_t status_ = (call);                                                          \
+    if (status_ != cudaSuccess) {                                                          \
+      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(status_)); \
+      std::exit(1);                                                                        \
+    }                                                                                      \
   } while (0)
 
 namespace {
