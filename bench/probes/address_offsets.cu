@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <iterator>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -24,7 +25,7 @@
 namespace {
 
 struct Case {
-  const char* name;
+  std::string name;
   int64_t rows, cols;
   xpose::DType type;
   int elem;
@@ -56,11 +57,33 @@ double median_us(const xpose::Plan& plan, const void* in, void* out, cudaStream_
 
 }  // namespace
 
+// Usage: address_offsets [spacers [rows cols dtype]...], dtype one of u8 f16 f32 f64 c128.
 int main(int argc, char** argv) {
   const int spacers = argc > 1 ? std::atoi(argv[1]) : 12;
-  const Case cases[] = {{"8191x8193_u8", 8191, 8193, xpose::DType::u8, 1},
-                        {"8192x8192_f64", 8192, 8192, xpose::DType::f64, 8},
-                        {"8191x8193_f32", 8191, 8193, xpose::DType::f32, 4}};
+  std::vector<Case> cases = {{"8191x8193_u8", 8191, 8193, xpose::DType::u8, 1},
+                             {"8192x8192_f64", 8192, 8192, xpose::DType::f64, 8},
+                             {"8191x8193_f32", 8191, 8193, xpose::DType::f32, 4}};
+  if (argc > 2) {
+    if ((argc - 2) % 3 != 0) {
+      std::fprintf(stderr, "cases come as: rows cols dtype\n");
+      return 2;
+    }
+    cases.clear();
+    for (int i = 2; i + 2 < argc; i += 3) {
+      const std::string dtype = argv[i + 2];
+      const struct { const char* name; xpose::DType type; int elem; } types[] = {
+          {"u8", xpose::DType::u8, 1}, {"f16", xpose::DType::f16, 2}, {"f32", xpose::DType::f32, 4},
+          {"f64", xpose::DType::f64, 8}, {"c128", xpose::DType::c128, 16}};
+      const auto* type =
+          std::find_if(std::begin(types), std::end(types), [&](const auto& t) { return dtype == t.name; });
+      if (type == std::end(types)) {
+        std::fprintf(stderr, "unknown dtype %s\n", dtype.c_str());
+        return 2;
+      }
+      cases.push_back({std::string(argv[i]) + "x" + argv[i + 1] + "_" + dtype, std::atoll(argv[i]),
+                       std::atoll(argv[i + 1]), type->type, type->elem});
+    }
+  }
   cudaStream_t stream;
   CHECK(cudaStreamCreate(&stream));
   std::printf("%-14s %6s %14s %14s %9s %9s %7s\n", "case", "spacer", "in % 64MiB", "out - in", "memcpy", "auto", "%memcpy");
@@ -93,7 +116,7 @@ int main(int argc, char** argv) {
       std::sort(copy_us, copy_us + 3);
       std::sort(auto_us, auto_us + 3);
       const auto in_addr = reinterpret_cast<uintptr_t>(in), out_addr = reinterpret_cast<uintptr_t>(out);
-      std::printf("%-14s %5d%s %14llx %14lld %9.2f %9.2f %7.1f\n", c.name, k, swapped ? "s" : " ",
+      std::printf("%-14s %5d%s %14llx %14lld %9.2f %9.2f %7.1f\n", c.name.c_str(), k, swapped ? "s" : " ",
                   static_cast<unsigned long long>(in_addr % (64ull << 20)),
                   static_cast<long long>(out_addr) - static_cast<long long>(in_addr), copy_us[1], auto_us[1],
                   100.0 * copy_us[1] / auto_us[1]);

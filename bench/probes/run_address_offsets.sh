@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs bench/probes/address_offsets.cu against an xpose build (scripts/setup.sh first).
-# Argument: how many spacers (default 12); the last row of each case allocates the output first.
+# Arguments: how many spacers (default 12), then cases as rows cols dtype (default: 8191 x 8193 u8 and f32,
+# 8192^2 f64); the last row of each case allocates the output first.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build="${XPOSE_BUILD_DIR:-build}"
