@@ -86,7 +86,8 @@ int main(int argc, char** argv) {
   }
   cudaStream_t stream;
   CHECK(cudaStreamCreate(&stream));
-  std::printf("%-14s %6s %14s %14s %9s %9s %7s\n", "case", "spacer", "in % 64MiB", "out - in", "memcpy", "auto", "%memcpy");
+  std::printf("%-14s %6s %14s %14s %9s %9s %7s\n", "case", "spacer", "in % 64MiB", "out - in", "memcpy", "auto",
+              "%memcpy");
   for (const Case& c : cases) {
     const xpose::Matrix m{c.rows, c.cols};
     xpose::Plan transpose, copy;
