@@ -54,7 +54,9 @@ for stage in "${stages[@]}"; do
         > "$out/$date_tag-$gpu_tag-ncu-f32.txt" 2>&1 || status=1
       cat "$out/$date_tag-$gpu_tag-ncu-f32.txt" ;;
     pack)
-      tar czf "$out/all.tgz" --exclude=./all.tgz -C "$out" . && echo "packed: $out/all.tgz" ;;
+      # Written beside $out, then moved in: tar reading a folder it is writing into exits 1.
+      tar czf "$out.all.tgz" --exclude=./all.tgz -C "$out" . && mv "$out.all.tgz" "$out/all.tgz" \
+        && echo "packed: $out/all.tgz" ;;
   esac
 done
 exit $status

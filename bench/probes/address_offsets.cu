@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
     }
     const size_t bytes = static_cast<size_t>(c.rows * c.cols * c.elem);
     for (int k = 0; k <= spacers; ++k) {
-      // k = spacers + 1 would be the same; the last row swaps the order (output allocated first).
+      // The last placement also swaps the order: the output allocated before the input.
       void *spacer = nullptr, *in = nullptr, *out = nullptr;
       if (k > 0) CHECK(cudaMalloc(&spacer, static_cast<size_t>(k) << 21));
       const bool swapped = k == spacers;

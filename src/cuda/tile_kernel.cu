@@ -699,7 +699,8 @@ Status launch(const void* in, void* out, const detail::Transpose2D& p, gpu::Stre
     // segments, so output rows 16 bytes off 32-byte sectors leave every tile boundary inside a
     // sector, written half by each tile; the unaligned shapes store each aligned vector whole
     // once and take such views (tuning.hpp, kOutputSectorBytes).
-    const bool aligned = input_rows_start_on(16, in, p) && output_rows_start_on(kOutputSectorBytes<Size>, out, p);
+    const bool aligned =
+        input_rows_start_on(16, in, p) && output_rows_start_on(kOutputSectorBytes<Size>, out, p);
     if (aligned) return launch_family<AlignedShape, Size>(in, out, p, stream);
     // 16-byte elements are always aligned: Plan::execute rejects pointers not aligned to the element.
     if constexpr (Size == 16) return detail::fail(Status::internal_error, "a 16-byte element view that is not 16-byte aligned");
