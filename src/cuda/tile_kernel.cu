@@ -30,6 +30,7 @@
 // Views of many short rows walk column tiles fastest instead, so that the column tiles sharing
 // an input row's DRAM blocks run together (device_types.cuh, tile_walk).
 #include <cstdint>
+#include <type_traits>
 
 #include "cuda/device_types.cuh"
 #include "cuda/element_tile_kernel.hpp"
@@ -54,10 +55,16 @@ constexpr int tile_word_bytes() {
   return blocks_16 % Tuning::kThreads == 0 ? 16 : Size;
 }
 
-// Whether a shape's tuning asks for the unmasked general form (only unaligned shapes have the field).
+// Whether a shape's tuning asks for the unmasked general form, and for a partial-row
+// instantiation (only unaligned shapes have the fields).
 template <class Tuning, bool General>
 constexpr bool tuning_unmasked() {
   if constexpr (General) return Tuning::kUnmasked;
+  else return false;
+}
+template <class Tuning, bool General>
+constexpr bool tuning_partial_rows_form() {
+  if constexpr (General) return Tuning::kUnmasked && Tuning::kPartialRowsForm;
   else return false;
 }
 
@@ -69,6 +76,7 @@ struct TileShape {
   static constexpr int kSize = Size;
   static constexpr bool kGeneral = General;
   static constexpr bool kUnmasked = tuning_unmasked<Tuning, General>();  // full tiles: load/store_realigned_full
+  static constexpr bool kPartialRowsForm = tuning_partial_rows_form<Tuning, General>();  // an instantiation for partial row tiles
   static constexpr int kRows = Tuning::kRows;
   static constexpr int kCols = Tuning::kCols;
   static constexpr int kThreads = Tuning::kThreads;
@@ -500,9 +508,9 @@ __device__ __forceinline__ void store_realigned(const uint8_t* tile, uint8_t* __
 // addresses stepped instead of multiplied. ncu on 8191 x 8193 f32 counted ~1000 instructions per
 // warp and tile in the masked form (3.8x the aligned form's), most of them address arithmetic and
 // bounds checks around 9 memory instructions.
-template <class S>
+template <class S, bool PartialRows = false>
 __device__ __forceinline__ void load_realigned_full(const uint8_t* __restrict__ src, int64_t ld_in, uint8_t* tile,
-                                                    bool takes_halo) {
+                                                    bool takes_halo, int rows_here = S::kRows) {
   constexpr int Size = S::kSize;
   constexpr int kGroup = S::kVectorsPerRow;           // lanes of a tile row
   constexpr int kRowsPerPass = S::kThreads / kGroup;  // tile rows between a thread's loads
@@ -530,9 +538,12 @@ __device__ __forceinline__ void load_realigned_full(const uint8_t* __restrict__ 
   for (int k = 0; k < S::kLoadsPerThread; ++k, row += pass_bytes) {
     head[k] = static_cast<int>(reinterpret_cast<uintptr_t>(row) & 15);
     const uint8_t* at = row - head[k] + lane * 16;
-    chunk[k] = load_input_vector(at);
-    after[k] = make_uint4(0, 0, 0, 0);
-    if (lane == kGroup - 1 && head[k] != 0) after[k] = load_input_vector(at + 16);
+    chunk[k] = after[k] = make_uint4(0, 0, 0, 0);
+    // PartialRows: a tile of the view's last row tile, rows from rows_here on outside the view.
+    if (!PartialRows || static_cast<int>(threadIdx.x) / kGroup + k * kRowsPerPass < rows_here) {
+      chunk[k] = load_input_vector(at);
+      if (lane == kGroup - 1 && head[k] != 0) after[k] = load_input_vector(at + 16);
+    }
   }
 #pragma unroll
   for (int k = 0; k < S::kLoadsPerThread; ++k) {
@@ -596,7 +607,10 @@ __device__ __forceinline__ void store_realigned_full(const uint8_t* tile, uint8_
 // UnalignedTallU8Tuning) and takes all of a tile's loads in one batch (the halo too in the
 // unmasked form; the masked form loads it after the tile's rows): its realigning loads hold two
 // chunks per load, which the fast form's cap does not leave room for.
-template <class S, TileWalk Walk>
+// PartialRows (shapes with kPartialRowsForm, views of few row tiles: launch_shape): tiles of the
+// last row tile that span the tile's width and lie inside the view load as full tiles do, rows
+// from rows_here on left out, and store by the masked form.
+template <class S, TileWalk Walk, bool PartialRows>
 __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
     tile_transpose_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, MatrixView m,
                           uintptr_t in_begin, uintptr_t in_end) {
@@ -631,9 +645,16 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
       // own: a tile with a halo is at least kRows - V rows into its matrix, and a full tile's
       // rows are at least 64 bytes apart.
       const uintptr_t first = reinterpret_cast<uintptr_t>(src);
-      const uintptr_t last_end = first + ((S::kRows - 1) * m.ld_in + S::kCols) * Size;
+      const int rows_in = PartialRows ? rows_here : S::kRows;
+      const uintptr_t last_end = first + ((rows_in - 1) * m.ld_in + S::kCols) * Size;
       const bool inside = first >= in_begin + 16 && last_end + 16 <= in_end;
-      if (S::kUnmasked && full && inside) {
+      if (PartialRows && !full && cols_here == S::kCols && inside) {
+        if constexpr (PartialRows) {
+          load_realigned_full<S, true>(src, m.ld_in, tile, takes_halo, rows_here);
+          __syncthreads();
+          store_realigned<S>(tile, dst, m.ld_out, rows_here, cols_here, takes_halo, last_row_tile);
+        }
+      } else if (S::kUnmasked && full && inside) {
         if constexpr (S::kUnmasked) {
           load_realigned_full<S>(src, m.ld_in, tile, takes_halo);
           __syncthreads();
@@ -662,10 +683,23 @@ Status launch_shape(const void* in, void* out, const detail::Transpose2D& p, gpu
   const auto* src = static_cast<const uint8_t*>(in);
   auto* dst = static_cast<uint8_t*>(out);
   const uintptr_t begin = reinterpret_cast<uintptr_t>(in), end = begin + p.input_extent() * S::kSize;
-  if (walk == TileWalk::columns_fastest)
-    tile_transpose_kernel<S, TileWalk::columns_fastest><<<grid, S::kThreads, 0, stream>>>(src, dst, view_of(p), begin, end);
-  else
-    tile_transpose_kernel<S, TileWalk::rows_fastest><<<grid, S::kThreads, 0, stream>>>(src, dst, view_of(p), begin, end);
+  // Views of few row tiles whose last row tile is partial (tuning.hpp, kPartialFormMaxRowTiles).
+  const bool partial_rows = p.rows % S::kRows != 0 && row_tiles <= kPartialFormMaxRowTiles;
+  const auto run = [&](auto walk_constant, auto partial_constant) {
+    tile_transpose_kernel<S, decltype(walk_constant)::value, decltype(partial_constant)::value>
+        <<<grid, S::kThreads, 0, stream>>>(src, dst, view_of(p), begin, end);
+  };
+  using RowsFastest = std::integral_constant<TileWalk, TileWalk::rows_fastest>;
+  using ColumnsFastest = std::integral_constant<TileWalk, TileWalk::columns_fastest>;
+  if constexpr (S::kPartialRowsForm) {
+    if (partial_rows) {
+      if (walk == TileWalk::columns_fastest) run(ColumnsFastest{}, std::true_type{});
+      else run(RowsFastest{}, std::true_type{});
+      return gpu::check_launch("tile_transpose");
+    }
+  }
+  if (walk == TileWalk::columns_fastest) run(ColumnsFastest{}, std::false_type{});
+  else run(RowsFastest{}, std::false_type{});
   return gpu::check_launch("tile_transpose");
 }
 

@@ -45,7 +45,10 @@ template <> struct TileTuning<16, true> { static constexpr int kRows = 16, kCols
 // stores) for 1-, 2- and 4-byte elements; unaligned 8-byte views take the element form
 // (ElementTileTuning, below), and 16-byte views are always aligned (Plan::execute rejects
 // pointers not aligned to the element). kUnmasked: whether full tiles inside the view take the
-// general form's unmasked variant (load_realigned_full / store_realigned_full).
+// general form's unmasked variant (load_realigned_full / store_realigned_full). kPartialRowsForm:
+// whether views of few row tiles whose last row tile is partial take an instantiation in which
+// that tile, where it spans the tile's width, loads as the unmasked variant does (its halo in the
+// same batch) and stores as the masked form (kPartialFormMaxRowTiles, below).
 // What decided these views before v15 was the output side: with the input's leading dimension
 // padded to 16 bytes and the output's left odd, 8191 x 8193 ran as slowly as with both odd, and with the
 // output's padded as fast as aligned (u8 84 / 93, f16 89 / 94, f32 92 / 94.5 % of memcpy;
@@ -84,9 +87,9 @@ template <> struct TileTuning<16, true> { static constexpr int kRows = 16, kCols
 // (12345 x 6789); f32 64 x 128 at 512 threads slower (192.2, 242.8).
 // The compact shapes follow the large ones' choice of form (not measured on their own).
 template <int Size, bool Compact> struct UnalignedTileTuning;
-template <> struct UnalignedTileTuning<1, false> { static constexpr int kRows = 128, kCols = 128, kThreads = 256, kMinBlocks = 3; static constexpr bool kUnmasked = true; };
-template <> struct UnalignedTileTuning<2, false> { static constexpr int kRows = 128, kCols = 128, kThreads = 512, kMinBlocks = 2; static constexpr bool kUnmasked = true; };
-template <> struct UnalignedTileTuning<4, false> { static constexpr int kRows = 128, kCols = 64, kThreads = 256, kMinBlocks = 2; static constexpr bool kUnmasked = true; };
+template <> struct UnalignedTileTuning<1, false> { static constexpr int kRows = 128, kCols = 128, kThreads = 256, kMinBlocks = 3; static constexpr bool kUnmasked = true, kPartialRowsForm = true; };
+template <> struct UnalignedTileTuning<2, false> { static constexpr int kRows = 128, kCols = 128, kThreads = 512, kMinBlocks = 2; static constexpr bool kUnmasked = true, kPartialRowsForm = true; };
+template <> struct UnalignedTileTuning<4, false> { static constexpr int kRows = 128, kCols = 64, kThreads = 256, kMinBlocks = 2; static constexpr bool kUnmasked = true, kPartialRowsForm = true; };
 
 // A third unaligned shape, for u8 views of at least kMinRows rows and kMinTilesPerSm of its tiles
 // per SM: 256 x 128 at 512 threads and 2 blocks per SM (64 registers; 32 warps per SM against the
@@ -104,9 +107,13 @@ template <> struct UnalignedTileTuning<4, false> { static constexpr int kRows = 
 // 8191 x 8193 47.94 -> 49.18 us (81.7 -> 79.1% of memcpy), 1000003 x 300 224.8 -> 224.9, while
 // 100003 x 1000 gained 72.3 -> 70.9; hence kMeasuredFasterOn: devices of other models keep the
 // large shape (other H100 models too: not measured).
+// No partial-row instantiation (kPartialRowsForm): with that path compiled into this shape's kernel
+// (v23, H100, call 2 of bench/results/2026-11-23-nvidia-h100-v23-experiments.txt) ptxas spilled 8
+// bytes at its 64-register cap and 8191 x 8193 ran 55.2 -> 65.0 us; and the shape takes only views
+// of at least kMinRows rows, more row tiles than kPartialFormMaxRowTiles.
 struct UnalignedTallU8Tuning {
   static constexpr int kRows = 256, kCols = 128, kThreads = 512, kMinBlocks = 2;
-  static constexpr bool kUnmasked = true;
+  static constexpr bool kUnmasked = true, kPartialRowsForm = false;
   static constexpr int64_t kMinRows = 2048;
   static constexpr int kMinTilesPerSm = 8;
   static constexpr const char* kMeasuredFasterOn = "H100 80GB HBM3";  // the device name it was measured on
@@ -124,9 +131,22 @@ struct UnalignedTallU8Tuning {
 template <int Size> constexpr int64_t kOutputSectorBytes = Size < 16 ? 32 : 16;
 
 // The compact shapes: the aligned family's compact shapes, no register cap.
-template <> struct UnalignedTileTuning<1, true> : TileTuning<1, true> { static constexpr bool kUnmasked = true; };
-template <> struct UnalignedTileTuning<2, true> : TileTuning<2, true> { static constexpr bool kUnmasked = true; };
-template <> struct UnalignedTileTuning<4, true> : TileTuning<4, true> { static constexpr bool kUnmasked = true; };
+template <> struct UnalignedTileTuning<1, true> : TileTuning<1, true> { static constexpr bool kUnmasked = true, kPartialRowsForm = true; };
+template <> struct UnalignedTileTuning<2, true> : TileTuning<2, true> { static constexpr bool kUnmasked = true, kPartialRowsForm = true; };
+template <> struct UnalignedTileTuning<4, true> : TileTuning<4, true> { static constexpr bool kUnmasked = true, kPartialRowsForm = true; };
+
+// Views of unaligned shapes (kPartialRowsForm) with at most this many row tiles, the last of them
+// partial, take the partial-row instantiation: there the last row tile is a large share of the
+// tiles, and in the masked form it loaded its halo in a round trip of its own. Not for views of
+// more row tiles, whose full tiles it slows: compiled into the kernel that runs them, it changed
+// the code of the full tiles' path. H100, 2026-11-23 (docs/kernels.md v23; calls 2 and 3 of
+// bench/results/2026-11-23-nvidia-h100-v23-experiments.txt), us, without -> with the path (then in
+// every unaligned kernel), two alternating rounds: 300 x 1000003 (3 row tiles of 128, the last 44
+// rows) f32 914.0 -> 882.9 (87.2 -> 90.2% of memcpy), u8 262.1 -> 253.6 (78.0 -> 80.8), f16 469.3 ->
+// 465.7 (85.6 -> 86.2); 3001 x 5003 f32 (24 row tiles) 48.85 -> 48.78, 2049 x 8193 u8 (17) 18.6 ->
+// 18.6; but 8191 x 8193 f32 (64) 190.8 -> 191.7 and 12345 x 6789 f32 (97) 238.1 -> 238.9. The
+// threshold between 3 and 24 row tiles was not measured.
+constexpr int64_t kPartialFormMaxRowTiles = 8;
 
 // The element form for 8-byte views (element_tile_kernel.cu): one element per access.
 // Until v17 its large shape was 64 x 64 for every view (still so for most).

@@ -109,6 +109,19 @@ TEST_P(TransposeCudaKernel, LargeOddShapesMatchReference) {
   expect_all({{4099, 4097}, {4099, 8193}, {2047, 8193}, {4099, 8193, 8200, 4111}});
 }
 
+// Views of few row tiles whose last row tile is partial (tuning.hpp, kPartialFormMaxRowTiles): for
+// the unaligned shapes of 1-, 2- and 4-byte elements, an instantiation of their own, in which the
+// last row tile's tiles inside the view load as full tiles do. Odd and padded leading dimensions;
+// last row tiles of 44, 104 and 1 rows of the large shapes (300, 1000 and 129 rows; wide enough
+// for them: more than 4 tiles per SM on up to 160 SMs), batches, and views small enough for
+// XPOSE_TEST_SMALL (the sanitizer runs), which take the compact shapes.
+TEST_P(TransposeCudaKernel, FewRowTilesMatchReference) {
+  if (!takes_tile_walk()) GTEST_SKIP() << "the partial-row instantiation is the tile kernels' (\"tile\", \"auto\")";
+  if (xpose::size_of(GetParam().type) > 4) GTEST_SKIP() << "8- and 16-byte views take other forms";
+  expect_all({{300, 100003}, {300, 100003, 100011, 307}, {1000, 20011}, {129, 50001, 50003, 131}, {300, 5003, 0, 0, 3},
+              {100, 2001}, {129, 2001, 2003, 131}, {100, 1001, 1005, 0, 2}});
+}
+
 // 16-byte-aligned views whose output rows start 16 bytes off 32-byte sectors, for the element
 // sizes whose production rule sends them to the unaligned shapes (1, 2 and 4 bytes;
 // tuning.hpp, kOutputSectorBytes): ld_out 2064 u8, 2056 f16 and 2052 f32 are 16 bytes off, the
