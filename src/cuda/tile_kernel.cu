@@ -20,10 +20,11 @@
 // UnalignedTallU8Tuning's; longer output row segments, a halo row block above the tile); in it,
 // full tiles inside the view take an unmasked variant of the general form where the tuning says
 // so (load_realigned_full / store_realigned_full), which stores every aligned vector inside an
-// output row whole. Views of 8-byte elements take the element form instead
-// (element_tile_kernel.cu), which measured faster for them: unaligned ones since v10, aligned ones
-// since v16 (docs/kernels.md); the shapes below are generic, the tuning table has no 8-byte
-// entries.
+// output row whole; views of few row tiles whose last row tile is partial take an instantiation
+// of their own in which that tile loads as full tiles do (PartialRows). Views of 8-byte elements
+// take the element form instead (element_tile_kernel.cu), which measured faster for them:
+// unaligned ones since v10, aligned ones since v16 (docs/kernels.md); the shapes below are
+// generic, the tuning table has no 8-byte entries.
 //
 // Blocks walk tiles with the input row-tile index fastest: neighbouring tiles of an output row
 // run at the same time, so the 32-byte sectors they share are completed in L2 before eviction.

@@ -138,14 +138,17 @@ template <> struct UnalignedTileTuning<4, true> : TileTuning<4, true> { static c
 // Views of unaligned shapes (kPartialRowsForm) with at most this many row tiles, the last of them
 // partial, take the partial-row instantiation: there the last row tile is a large share of the
 // tiles, and in the masked form it loaded its halo in a round trip of its own. Not for views of
-// more row tiles, whose full tiles it slows: compiled into the kernel that runs them, it changed
-// the code of the full tiles' path. H100, 2026-11-23 (docs/kernels.md v23; calls 2 and 3 of
-// bench/results/2026-11-23-nvidia-h100-v23-experiments.txt), us, without -> with the path (then in
-// every unaligned kernel), two alternating rounds: 300 x 1000003 (3 row tiles of 128, the last 44
-// rows) f32 914.0 -> 882.9 (87.2 -> 90.2% of memcpy), u8 262.1 -> 253.6 (78.0 -> 80.8), f16 469.3 ->
-// 465.7 (85.6 -> 86.2); 3001 x 5003 f32 (24 row tiles) 48.85 -> 48.78, 2049 x 8193 u8 (17) 18.6 ->
-// 18.6; but 8191 x 8193 f32 (64) 190.8 -> 191.7 and 12345 x 6789 f32 (97) 238.1 -> 238.9. The
-// threshold between 3 and 24 row tiles was not measured.
+// more row tiles, whose full tiles it slowed when compiled into the kernel that runs them (it
+// changed the full tiles' code). H100, 2026-11-23 (docs/kernels.md v23; calls 2, 3 and 5 of
+// bench/results/2026-11-23-nvidia-h100-v23-experiments.txt), us, without -> with, two alternating
+// rounds. The instantiation as committed (call 5): 300 x 1000003 (3 row tiles of 128, the last 44
+// rows) f32 910.1-910.4 -> 882.9-883.3 (87.6 -> 90.2% of memcpy), u8 261.8-262.0 -> 253.3-253.9
+// (78.1 -> 80.6), f16 467.6-467.7 -> 465.6-466.0; 1000 x 200003 f32 (8 row tiles, the last 104
+// rows) 556.2-556.3 -> 556.6-557.0. The path compiled into every unaligned kernel instead (calls 2
+// and 3): 3001 x 5003 f32 (24 row tiles) 48.75-48.96 -> 48.72-48.83, 2049 x 8193 u8 (17) 18.6 ->
+// 18.5-18.7, but 8191 x 8193 f32 (64) 190.7-190.9 -> 191.7-191.8, 12345 x 6789 f32 (97)
+// 238.0-238.1 -> 238.9-239.0, and the tall u8 shape's views 18-19% slower. Row counts between 8
+// and 24 row tiles were not measured.
 constexpr int64_t kPartialFormMaxRowTiles = 8;
 
 // The element form for 8-byte views (element_tile_kernel.cu): one element per access.
