@@ -110,7 +110,7 @@ template <> struct UnalignedTileTuning<4, false> { static constexpr int kRows = 
 // No partial-row instantiation (kPartialRowsForm): with that path compiled into this shape's kernel
 // (v23, H100, call 2 of bench/results/2026-11-23-nvidia-h100-v23-experiments.txt) ptxas spilled 8
 // bytes at its 64-register cap and 8191 x 8193 ran 55.2 -> 65.0 us; and the shape takes only views
-// of at least kMinRows rows, more row tiles than kPartialFormMaxRowTiles.
+// of at least kMinRows rows: with a partial last row tile, more than kPartialFormMaxRowTiles.
 struct UnalignedTallU8Tuning {
   static constexpr int kRows = 256, kCols = 128, kThreads = 512, kMinBlocks = 2;
   static constexpr bool kUnmasked = true, kPartialRowsForm = false;
