@@ -271,9 +271,10 @@ RunInfo make_run_info(const BenchOptions& options, const DeviceInfo& device) {
   info.git_commit = git_commit();
   info.date_utc = utc_now();
   info.suite_path = options.suite_path;
+  info.launch_gate = options.device == Device::cuda && options.launch_gate;
   if (options.device == Device::cpu)
     info.timer = "std::chrono::steady_clock around each run";
-  else if (options.launch_gate)
+  else if (info.launch_gate)
     info.timer = "CUDA events around each launch, launches queued on a held stream then released";
   else
     info.timer = "CUDA events around each launch (no launch gate)";

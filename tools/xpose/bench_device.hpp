@@ -3,6 +3,7 @@
 // cuda_harness.cpp implement it. Failures return false and say why in `error`.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -60,15 +61,23 @@ class BenchDevice {
   // Seconds of each timed run, measured on the device's own clock.
   virtual bool time_runs(const Launch& launch, const TimingRequest& request,
                          std::vector<double>* seconds, std::string* error) = 0;
+  // Whether the last time_runs queued its timed launches behind the launch gate (GPU only).
+  virtual bool last_runs_gated() const { return false; }
 };
 
 std::unique_ptr<BenchDevice> make_cpu_device();
 // Host memory the kernel says is available (/proc/meminfo MemAvailable), -1 if unknown.
 int64_t host_available_memory_bytes();
+// How long a launch gate waits for the host to release it before giving up (cuda_harness.cpp).
+// The host queues a gate's launches in milliseconds; each stalled variant costs this much (the
+// shapes2d suite has seven cuBLAS rows that stall: 70 s at the former 10 s).
+constexpr std::chrono::milliseconds kDefaultGateTimeout{2000};
+
 // nullptr with `error` set when the build has no CUDA backend or no GPU is visible. With
 // `hold_launches`, timed launches are queued while the stream is held back and then released
 // together (cuda_harness.cpp); profilers that serialise launches need it off.
-std::unique_ptr<BenchDevice> make_cuda_device(bool hold_launches, std::string* error);
+std::unique_ptr<BenchDevice> make_cuda_device(bool hold_launches, std::string* error,
+                                              std::chrono::milliseconds gate_timeout = kDefaultGateTimeout);
 
 // Owns one allocation of a BenchDevice.
 class DeviceBuffer {

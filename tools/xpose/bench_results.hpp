@@ -29,6 +29,7 @@ struct VariantResult {
   Outcome outcome = Outcome::error;
   std::string note;              // why n/a, failed or error
   std::vector<double> seconds;   // every timed run
+  bool launch_gate = false;      // its timed launches were queued behind the launch gate (GPU)
   // Derived from `seconds` (valid when timed()):
   double median_seconds = 0, min_seconds = 0, max_seconds = 0;
   double gigabytes_per_second = 0;  // 2 x bytes / median, decimal
@@ -56,6 +57,7 @@ struct RunInfo {
   std::string xpose_version, git_commit, date_utc;
   std::string suite_path;
   std::string timer;  // "CUDA events", "std::chrono::steady_clock"
+  bool launch_gate = false;  // GPU runs: timed launches queued behind a launch gate
   std::string naive_kernel;  // the kernel speedups are relative to
   std::string naive_permute_kernel;  // the same for permute cases
   bool has_permute_cases = false;

@@ -132,6 +132,7 @@ void time_variant(BenchDevice& device, const Plan& plan, const CaseBuffers& buff
     result->note += (result->note.empty() ? "" : "; ") + ("timed runs: " + error);
     result->seconds.clear();
   }
+  result->launch_gate = device.last_runs_gated();
 }
 
 double median(std::vector<double> values) {

@@ -36,11 +36,17 @@ bool check(cudaError_t status, const char* what, std::string* error) {
 // Launches queued behind one gate. The CUDA launch queue holds about a thousand entries; a full
 // queue would block the host before it opens the gate, so stay well below.
 constexpr int kLaunchesPerGate = 100;
-// A gate that never opens (execute() waited for the stream it was holding back, or a profiler
-// serialises launches) must not hang the stream forever; the runs are then timed again without.
-constexpr std::chrono::seconds kGateTimeout{10};
+// A gate that never opens must not hang the stream forever: its host function gives up after the
+// device's gate timeout (kDefaultGateTimeout, bench_device.hpp). That happens when execute() waits
+// for the stream it is holding back, which a library call does when its launches fill the launch
+// queue (cuBLAS geam on 2 x 67108864 f32, thousands of launches a call), and under a profiler that
+// serialises launches. The variant is then timed again without the gate; after this many such
+// variants in a row (a profiler: every variant stalls) the gate stays off for the rest of the run.
+constexpr int kStallsBeforeGateOff = 2;
 
 struct GateState {
+  explicit GateState(std::chrono::milliseconds timeout) : timeout(timeout) {}
+  const std::chrono::milliseconds timeout;
   std::atomic<bool> open{false};
   std::atomic<bool> timed_out{false};
 };
@@ -50,7 +56,7 @@ struct GateState {
 // The state is shared with the callback, which may outlive this object.
 class StreamGate {
  public:
-  StreamGate() : state_(std::make_shared<GateState>()) {}
+  explicit StreamGate(std::chrono::milliseconds timeout) : state_(std::make_shared<GateState>(timeout)) {}
   StreamGate(const StreamGate&) = delete;
   StreamGate& operator=(const StreamGate&) = delete;
   ~StreamGate() { state_->open.store(true, std::memory_order_release); }
@@ -69,7 +75,7 @@ class StreamGate {
   static void CUDART_CB wait_until_open(void* data) {
     const std::unique_ptr<std::shared_ptr<GateState>> holder(static_cast<std::shared_ptr<GateState>*>(data));
     GateState& state = **holder;
-    const auto deadline = std::chrono::steady_clock::now() + kGateTimeout;
+    const auto deadline = std::chrono::steady_clock::now() + state.timeout;
     while (!state.open.load(std::memory_order_acquire)) {
       if (std::chrono::steady_clock::now() > deadline) {
         state.timed_out.store(true, std::memory_order_release);
@@ -84,7 +90,8 @@ class StreamGate {
 
 class CudaDevice final : public BenchDevice {
  public:
-  explicit CudaDevice(bool hold_launches) : hold_launches_(hold_launches) {}
+  CudaDevice(bool hold_launches, std::chrono::milliseconds gate_timeout)
+      : hold_launches_(hold_launches), gate_timeout_(gate_timeout) {}
 
   bool open(std::string* error) {
     int count = 0;
@@ -177,9 +184,40 @@ class CudaDevice final : public BenchDevice {
   // Warm-up launches, then an event pair around each timed launch. The timed launches are
   // queued behind a closed gate (StreamGate) and released together, so the GPU runs them back to
   // back: a small kernel that finishes faster than the host can enqueue the next one would
-  // otherwise be timed together with the host's launch overhead.
+  // otherwise be timed together with the host's launch overhead. Runs whose launches stalled
+  // behind the gate are timed again without it (see kStallsBeforeGateOff).
   bool time_runs(const Launch& launch, const TimingRequest& request, std::vector<double>* seconds,
                  std::string* error) override {
+    last_runs_gated_ = hold_launches_;
+    bool stalled = false;
+    if (!time_runs_once(launch, request, hold_launches_, seconds, &stalled, error)) return false;
+    if (!stalled) {
+      if (hold_launches_) stalls_in_a_row_ = 0;
+      return true;
+    }
+    const bool gate_off = ++stalls_in_a_row_ >= kStallsBeforeGateOff;
+    std::fprintf(stderr,
+                 "xpose bench: warning: timed launches stayed held behind the launch gate for %.1f s "
+                 "(execute() waited for its stream, or a profiler serialises launches); %s\n",
+                 static_cast<double>(gate_timeout_.count()) / 1e3,
+                 gate_off ? "timing without the gate from now on (--no-launch-gate)"
+                          : "timing this variant again without it");
+    if (gate_off) hold_launches_ = false;
+    last_runs_gated_ = false;
+    TimingRequest again = request;
+    again.warmup = 0;
+    return time_runs_once(launch, again, false, seconds, &stalled, error);
+  }
+
+  bool last_runs_gated() const override { return last_runs_gated_; }
+
+ private:
+  // One timing pass: `gated` holds the launches back. A gate that timed out leaves `seconds`
+  // empty and sets `stalled`: those times are not valid.
+  bool time_runs_once(const Launch& launch, const TimingRequest& request, bool gated,
+                      std::vector<double>* seconds, bool* stalled, std::string* error) {
+    *stalled = false;
+    seconds->clear();
     int run = 0;
     for (int i = 0; i < request.warmup; ++i) {
       if (launch(run++) != Status::ok) {
@@ -190,8 +228,8 @@ class CudaDevice final : public BenchDevice {
     if (!synchronize(error) || !reserve_events(2 * request.reps, error)) return false;
     std::vector<std::shared_ptr<const GateState>> gates;
     for (int first = 0; first < request.reps; first += kLaunchesPerGate) {
-      StreamGate gate;
-      if (hold_launches_) {
+      StreamGate gate(gate_timeout_);
+      if (gated) {
         if (!gate.close(stream_, error)) return false;
         gates.push_back(gate.state());
       }
@@ -209,19 +247,10 @@ class CudaDevice final : public BenchDevice {
       return false;
     for (const auto& gate : gates) {
       if (gate->timed_out.load(std::memory_order_acquire)) {
-        // Launches were serialised behind the gate (a profiler, or an execute() that waits for
-        // its stream): these times are not valid. Time again, and from now on, without a gate.
-        std::fprintf(stderr,
-                     "xpose bench: warning: the launch gate stayed closed for %d s (a profiler that "
-                     "serialises launches?); timing without it from now on (--no-launch-gate)\n",
-                     static_cast<int>(kGateTimeout.count()));
-        hold_launches_ = false;
-        TimingRequest again = request;
-        again.warmup = 0;
-        return time_runs(launch, again, seconds, error);
+        *stalled = true;
+        return true;
       }
     }
-    seconds->clear();
     for (int i = 0; i < request.reps; ++i) {
       float milliseconds = 0;
       if (!check(cudaEventElapsedTime(&milliseconds, events_[2 * i], events_[2 * i + 1]),
@@ -232,7 +261,6 @@ class CudaDevice final : public BenchDevice {
     return true;
   }
 
- private:
   bool reserve_events(int count, std::string* error) {
     while (static_cast<int>(events_.size()) < count) {
       cudaEvent_t event = nullptr;
@@ -244,6 +272,9 @@ class CudaDevice final : public BenchDevice {
 
   DeviceInfo info_;
   bool hold_launches_ = true;
+  const std::chrono::milliseconds gate_timeout_;
+  bool last_runs_gated_ = false;
+  int stalls_in_a_row_ = 0;  // variants in a row whose launches stalled behind the gate
   cudaStream_t stream_ = nullptr;
   std::vector<cudaEvent_t> events_;
   std::vector<unsigned char> staging_;
@@ -251,8 +282,9 @@ class CudaDevice final : public BenchDevice {
 
 }  // namespace
 
-std::unique_ptr<BenchDevice> make_cuda_device(bool hold_launches, std::string* error) {
-  auto device = std::make_unique<CudaDevice>(hold_launches);
+std::unique_ptr<BenchDevice> make_cuda_device(bool hold_launches, std::string* error,
+                                              std::chrono::milliseconds gate_timeout) {
+  auto device = std::make_unique<CudaDevice>(hold_launches, gate_timeout);
   if (!device->open(error)) return nullptr;
   return device;
 }

@@ -3,7 +3,7 @@
 
 namespace xpose::cli {
 
-std::unique_ptr<BenchDevice> make_cuda_device(bool, std::string* error) {
+std::unique_ptr<BenchDevice> make_cuda_device(bool, std::string* error, std::chrono::milliseconds) {
   *error = "this xpose build has no CUDA backend (nvcc was not found at configure time)";
   return nullptr;
 }

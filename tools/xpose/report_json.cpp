@@ -44,6 +44,7 @@ Json variant_json(const VariantResult& variant) {
   json["status"] = to_string(variant.outcome);
   json["note"] = variant.note;
   json["runs"] = variant.seconds.size();
+  json["launch_gate"] = variant.launch_gate;
   json["median_us"] = or_null(timed, variant.median_seconds * 1e6);
   json["min_us"] = or_null(timed, variant.min_seconds * 1e6);
   json["max_us"] = or_null(timed, variant.max_seconds * 1e6);
@@ -112,6 +113,7 @@ class JsonWriter final : public ReportWriter {
     Json settings;
     settings["suite"] = info.suite_path.empty() ? Json(nullptr) : Json(info.suite_path);
     settings["timer"] = info.timer;
+    settings["launch_gate"] = info.launch_gate;
     settings["warmup"] = info.warmup;
     settings["reps"] = info.reps;
     settings["budget_seconds"] = info.budget_seconds;

@@ -31,6 +31,7 @@ class TableWriter final : public ReportWriter {
   explicit TableWriter(std::ostream& out) : out_(out) {}
 
   void begin(const RunInfo& info) override {
+    run_gated_ = info.launch_gate;
     out_ << "xpose bench: every variant runs through the public API (Plan::create + execute)\n";
     out_ << "Device:    " << describe_device(info.device) << "\n";
     if (info.device.device == Device::cpu)
@@ -114,6 +115,7 @@ class TableWriter final : public ReportWriter {
     }
     out_ << "  " << to_string(variant.outcome);
     if (variant.added_as_baseline) out_ << " (baseline, always run)";
+    if (run_gated_ && variant.timed() && !variant.launch_gate) out_ << " (timed without the launch gate)";
     if (variant.outcome == Outcome::not_applicable || variant.outcome == Outcome::error)
       out_ << ": " << variant.note;
     out_ << "\n";
@@ -121,6 +123,7 @@ class TableWriter final : public ReportWriter {
   }
 
   std::ostream& out_;
+  bool run_gated_ = false;  // the run's GPU launches were gated; a variant timed without says so
 };
 
 }  // namespace

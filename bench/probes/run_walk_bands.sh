@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Builds and runs bench/probes/walk_bands.cu against an xpose build (scripts/setup.sh first).
+# Arguments: bands or shapes (default bands), then rounds (default 3).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build="${XPOSE_BUILD_DIR:-build}"
+nvcc -std=c++17 -arch=sm_90 -O3 -I include bench/probes/walk_bands.cu "$build/src/libxpose.a" -lcublas \
+  -Xcompiler -fopenmp -o "$build/walk_bands"
+"$build/walk_bands" "$@"

@@ -1,0 +1,296 @@
+// Does the shape of the region of tiles in flight decide a square transpose's speed? The tile
+// kernels walk tiles rows-first (the in-flight tiles cover all row tiles of one or two column
+// tiles: the writes run along whole output rows, the reads take 512 bytes of thousands of input
+// rows) or columns-first (the seeds: the other way round); both sit near 97.8% of memcpy on an H100
+// at 8192^2 f64 while a copy kernel runs at 100.4%. Here one simple kernel walks the tiles in
+// bands of `band` row tiles (column tiles of one band in turn, the band's row tiles fastest), so
+// that the tiles in flight cover about band x (resident / band) tiles: reads of resident / band
+// tiles' width per input row, writes of band tiles' width per output row. The same walk with a
+// copy of each tile (no transpose) gives the pattern's ceiling. Every kernel's output is checked.
+// `auto`, `memcpy` and the seed `tiled_padded_rows` come from the library, timed alongside
+// (alternating rounds, medians of event times). Run by bench/probes/run_walk_bands.sh.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "xpose/xpose.hpp"
+
+#define CHECK(call)                                                                        \
+  do {                                                                                     \
+    cudaError_t status_ = (call);                                                          \
+    if (status_ != cudaSuccess) {                                                          \
+      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(status_)); \
+      std::exit(1);                                                                        \
+    }                                                                                      \
+  } while (0)
+
+namespace {
+
+// Tile (tile_row, tile_col) of block `bid` in a walk of bands of `band` row tiles.
+__device__ __forceinline__ void band_tile(int bid, int tiles_r, int tiles_c, int band, int& tr, int& tc) {
+  const int per_band = band * tiles_c;
+  const int b = bid / per_band, within = bid % per_band;
+  const int rows_in_band = min(band, tiles_r - b * band);
+  tr = b * band + within % rows_in_band;
+  tc = within / rows_in_band;
+}
+
+// Tile x Tile elements moved by Threads threads; Transpose false copies the tile in place.
+template <typename T, int Tile, int Threads, int MinBlocks, bool Transpose>
+__global__ void __launch_bounds__(Threads, MinBlocks)
+    band_kernel(const T* __restrict__ in, T* __restrict__ out, int n, int band) {
+  constexpr int kRowsPerPass = Threads / Tile, kPasses = Tile / kRowsPerPass;
+  __shared__ T tile[Tile][Tile + 1];
+  const int tiles = n / Tile;
+  int tr, tc;
+  band_tile(blockIdx.x, tiles, tiles, band, tr, tc);
+  const int x = threadIdx.x % Tile, y = threadIdx.x / Tile;
+  const T* src = in + size_t(tr * Tile) * n + tc * Tile;
+  T v[kPasses];
+#pragma unroll
+  for (int k = 0; k < kPasses; ++k) v[k] = src[size_t(y + k * kRowsPerPass) * n + x];
+  if constexpr (!Transpose) {
+    T* dst = out + size_t(tr * Tile) * n + tc * Tile;
+#pragma unroll
+    for (int k = 0; k < kPasses; ++k) dst[size_t(y + k * kRowsPerPass) * n + x] = v[k];
+  } else {
+#pragma unroll
+    for (int k = 0; k < kPasses; ++k) tile[y + k * kRowsPerPass][x] = v[k];
+    __syncthreads();
+    T* dst = out + size_t(tc * Tile) * n + tr * Tile;
+#pragma unroll
+    for (int k = 0; k < kPasses; ++k) dst[size_t(y + k * kRowsPerPass) * n + x] = tile[x][y + k * kRowsPerPass];
+  }
+}
+
+// An R x C tile (R * C / Threads elements per thread) in a walk of bands of `band` row tiles; the
+// shapes with long input rows (small R, large C) read long segments of each input row per tile,
+// while consecutive blocks of a rows-fastest walk write neighbouring segments of the same output
+// rows.
+template <typename T, int R, int C, int Threads, bool Transpose>
+__global__ void __launch_bounds__(Threads)
+    shape_kernel(const T* __restrict__ in, T* __restrict__ out, int n, int band) {
+  constexpr int kPerThread = R * C / Threads;
+  static_assert(kPerThread * Threads == R * C, "loads divide evenly");
+  __shared__ T tile[R][C + 1];
+  int tr, tc;
+  band_tile(blockIdx.x, n / R, n / C, band, tr, tc);
+  const T* src = in + size_t(tr * R) * n + size_t(tc) * C;
+  T v[kPerThread];
+#pragma unroll
+  for (int k = 0; k < kPerThread; ++k) {
+    const int i = threadIdx.x + k * Threads;
+    v[k] = src[size_t(i / C) * n + i % C];
+  }
+  if constexpr (!Transpose) {
+    T* dst = out + size_t(tr * R) * n + size_t(tc) * C;
+#pragma unroll
+    for (int k = 0; k < kPerThread; ++k) {
+      const int i = threadIdx.x + k * Threads;
+      dst[size_t(i / C) * n + i % C] = v[k];
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < kPerThread; ++k) {
+      const int i = threadIdx.x + k * Threads;
+      tile[i / C][i % C] = v[k];
+    }
+    __syncthreads();
+    T* dst = out + size_t(tc * C) * n + size_t(tr) * R;  // output tile: C rows of R elements
+#pragma unroll
+    for (int k = 0; k < kPerThread; ++k) {
+      const int i = threadIdx.x + k * Threads;
+      dst[size_t(i / R) * n + i % R] = tile[i % R][i / R];
+    }
+  }
+}
+
+template <typename T>
+__global__ void count_wrong(const T* in, const T* out, int n, bool transposed, unsigned long long* wrong) {
+  const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i >= size_t(n) * n) return;
+  const size_t r = i / n, c = i % n;
+  const T expected = transposed ? in[c * n + r] : in[i];
+  if (out[i] != expected) atomicAdd(wrong, 1ull);
+}
+
+template <typename T>
+__global__ void fill(T* p, size_t count) {
+  const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i < count) p[i] = T(double(i % 1000003) + 0.5);
+}
+
+using Launch = std::function<void(const void*, void*, cudaStream_t)>;
+
+struct Variant {
+  std::string name;
+  Launch launch;
+  bool transposes;
+};
+
+double median_us(const Launch& launch, const void* in, void* out, cudaStream_t stream, int reps) {
+  std::vector<cudaEvent_t> events(2 * reps);
+  for (auto& e : events) CHECK(cudaEventCreate(&e));
+  for (int i = 0; i < 3; ++i) launch(in, out, stream);
+  for (int i = 0; i < reps; ++i) {
+    CHECK(cudaEventRecord(events[2 * i], stream));
+    launch(in, out, stream);
+    CHECK(cudaEventRecord(events[2 * i + 1], stream));
+  }
+  CHECK(cudaEventSynchronize(events.back()));
+  CHECK(cudaGetLastError());
+  std::vector<double> us;
+  for (int i = 0; i < reps; ++i) {
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, events[2 * i], events[2 * i + 1]));
+    us.push_back(ms * 1e3);
+  }
+  for (auto& e : events) CHECK(cudaEventDestroy(e));
+  std::sort(us.begin(), us.end());
+  return us[us.size() / 2];
+}
+
+Launch library(const std::string& kernel, int n, xpose::DType type) {
+  auto plan = std::make_shared<xpose::Plan>();
+  xpose::PlanOptions options;
+  options.kernel = kernel;
+  if (xpose::Plan::create(*plan, xpose::Matrix{n, n}, type, xpose::Device::cuda, options) != xpose::Status::ok) {
+    std::fprintf(stderr, "plan %s: %s\n", kernel.c_str(), xpose::last_error_message());
+    std::exit(1);
+  }
+  return [plan](const void* in, void* out, cudaStream_t stream) {
+    if (plan->execute(in, out, stream) != xpose::Status::ok) {
+      std::fprintf(stderr, "execute: %s\n", xpose::last_error_message());
+      std::exit(1);
+    }
+  };
+}
+
+template <typename T, int R, int C, bool Transpose>
+Launch shape_launch(int n, int band) {
+  return [n, band](const void* in, void* out, cudaStream_t stream) {
+    shape_kernel<T, R, C, 512, Transpose>
+        <<<(n / R) * (n / C), 512, 0, stream>>>(static_cast<const T*>(in), static_cast<T*>(out), n, band);
+  };
+}
+
+// Both walks (rows fastest: band = all row tiles; columns fastest: band 1) of an R x C tile, as a
+// transpose and as a copy.
+template <typename T, int R, int C>
+void add_shape(std::vector<Variant>& variants, int n) {
+  int resident = 0;
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, shape_kernel<T, R, C, 512, true>, 512, 0));
+  const std::string shape = std::to_string(R) + "x" + std::to_string(C) + "/" + std::to_string(resident);
+  for (int band : {n / R, 1}) {
+    const std::string walk = band == 1 ? " cols-first" : " rows-first";
+    variants.push_back({"t" + shape + walk, shape_launch<T, R, C, true>(n, band), true});
+    variants.push_back({"c" + shape + walk, shape_launch<T, R, C, false>(n, band), false});
+  }
+}
+
+// Blocks of a band kernel resident per SM (decides the tiles in flight).
+template <typename T, int Tile, int Threads, int MinBlocks, bool Transpose>
+int resident_per_sm() {
+  int blocks = 0;
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, band_kernel<T, Tile, Threads, MinBlocks, Transpose>,
+                                                      Threads, 0));
+  return blocks;
+}
+
+template <typename T, int Tile, int Threads, int MinBlocks, bool Transpose>
+Launch band_launch(int n, int band) {
+  return [n, band](const void* in, void* out, cudaStream_t stream) {
+    const int tiles = (n / Tile) * (n / Tile);
+    band_kernel<T, Tile, Threads, MinBlocks, Transpose>
+        <<<tiles, Threads, 0, stream>>>(static_cast<const T*>(in), static_cast<T*>(out), n, band);
+  };
+}
+
+template <typename T>
+void run(const std::string& mode, const char* type_name, xpose::DType type, int n, int rounds) {
+  std::vector<Variant> variants = {{"memcpy", library("memcpy", n, type), false},
+                                   {"auto", library("auto", n, type), true},
+                                   {"tiled_padded_rows", library("tiled_padded_rows", n, type), true}};
+  if (mode == "bands") {
+    std::printf("resident blocks per SM: t64 %d, c64 %d, t32 %d\n", resident_per_sm<T, 64, 512, 2, true>(),
+                resident_per_sm<T, 64, 512, 2, false>(), resident_per_sm<T, 32, 256, 8, true>());
+    for (int band : {1, 2, 4, 8, 16, 32, 64, n / 64}) {
+      if (band > n / 64) continue;
+      variants.push_back({"t64 band " + std::to_string(band), band_launch<T, 64, 512, 2, true>(n, band), true});
+      variants.push_back({"c64 band " + std::to_string(band), band_launch<T, 64, 512, 2, false>(n, band), false});
+    }
+    for (int band : {1, 4, 16, 64, n / 32})
+      if (band <= n / 32)
+        variants.push_back({"t32 band " + std::to_string(band), band_launch<T, 32, 256, 8, true>(n, band), true});
+  } else if constexpr (sizeof(T) == 8) {  // 32 KiB tiles
+    add_shape<T, 64, 64>(variants, n);
+    add_shape<T, 32, 128>(variants, n);
+    add_shape<T, 16, 256>(variants, n);
+    add_shape<T, 8, 512>(variants, n);
+    add_shape<T, 128, 32>(variants, n);
+    add_shape<T, 256, 16>(variants, n);
+    add_shape<T, 512, 8>(variants, n);
+  } else {
+    add_shape<T, 64, 128>(variants, n);
+    add_shape<T, 32, 256>(variants, n);
+    add_shape<T, 16, 512>(variants, n);
+    add_shape<T, 8, 1024>(variants, n);
+    add_shape<T, 256, 32>(variants, n);
+  }
+  const size_t count = size_t(n) * n, bytes = count * sizeof(T);
+  void *in = nullptr, *out = nullptr;
+  unsigned long long* wrong = nullptr;
+  CHECK(cudaMalloc(&in, bytes));
+  CHECK(cudaMalloc(&out, bytes));
+  CHECK(cudaMalloc(&wrong, sizeof(*wrong)));
+  fill<T><<<(count + 255) / 256, 256>>>(static_cast<T*>(in), count);
+  cudaStream_t stream;
+  CHECK(cudaStreamCreate(&stream));
+  for (const Variant& v : variants) {  // every output checked once, in full
+    CHECK(cudaMemset(out, 0, bytes));
+    CHECK(cudaMemset(wrong, 0, sizeof(*wrong)));
+    v.launch(in, out, stream);
+    count_wrong<T><<<(count + 255) / 256, 256, 0, stream>>>(static_cast<const T*>(in), static_cast<const T*>(out),
+                                                            n, v.transposes, wrong);
+    unsigned long long host = 0;
+    CHECK(cudaMemcpy(&host, wrong, sizeof(host), cudaMemcpyDeviceToHost));
+    if (host != 0) {
+      std::fprintf(stderr, "%s: %llu elements wrong\n", v.name.c_str(), host);
+      std::exit(1);
+    }
+  }
+  std::vector<std::vector<double>> us(variants.size());
+  for (int round = 0; round < rounds; ++round)
+    for (size_t i = 0; i < variants.size(); ++i) us[i].push_back(median_us(variants[i].launch, in, out, stream, 20));
+  std::vector<double> mid(variants.size());
+  for (size_t i = 0; i < variants.size(); ++i) {
+    std::sort(us[i].begin(), us[i].end());
+    mid[i] = us[i][us[i].size() / 2];
+  }
+  for (size_t i = 0; i < variants.size(); ++i)
+    std::printf("%5dx%-5d %-4s %-20s %9.2f us (rounds %.2f-%.2f) %6.1f%% of memcpy\n", n, n, type_name,
+                variants[i].name.c_str(), mid[i], us[i].front(), us[i].back(), 100.0 * mid[0] / mid[i]);
+  std::fflush(stdout);
+  CHECK(cudaFree(in));
+  CHECK(cudaFree(out));
+  CHECK(cudaFree(wrong));
+  CHECK(cudaStreamDestroy(stream));
+}
+
+}  // namespace
+
+// Usage: walk_bands [bands|shapes [rounds]]. bands: 64 x 64 and 32 x 32 tiles in bands of 1 to
+// all row tiles; shapes: 32 KiB tiles of every aspect, each walked rows first and columns first.
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "bands";
+  const int rounds = argc > 2 ? std::atoi(argv[2]) : 3;
+  run<double>(mode, "f64", xpose::DType::f64, 8192, rounds);
+  run<double>(mode, "f64", xpose::DType::f64, 16384, rounds);
+  run<float>(mode, "f32", xpose::DType::f32, 8192, rounds);
+  return 0;
+}
