@@ -171,6 +171,10 @@ constexpr int64_t kPartialFormMaxRowTiles = 8;
 // threads 97.5 / 96.6, 32 x 64 and 64 x 32 at 4 blocks 97.2-97.4 / 96.4-96.5, 32 x 32 at 128
 // threads and 8 blocks 97.3 / 96.3-96.4; with the column-tiles-fastest walk, 64 x 64 97.2 / 96.4
 // and 32 x 32 97.0 / 96.3.
+// The floor under all of these (docs/kernels.md v24, bench/probes/walk_bands.cu): the tiles in flight
+// span the whole matrix on one side of any transpose, which costs about 2.5% against a copy on the
+// H100 (8192^2 f64: copy 100.4% of memcpy, transposes walked either way 97.5-98); the seed sits there
+// too, so at 8192^2 the two trade places from run to run.
 // Three shapes (element_tile_kernel.cu picks one; v17, 2026-11-23, % of memcpy; calls 4, 6 and 9
 // in bench/results/2026-11-23-nvidia-h100-v17-experiments.txt):
 //   - square, 64 x 64: every view off 256-byte blocks, and block-aligned views with at most as many
