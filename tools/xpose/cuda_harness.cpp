@@ -38,9 +38,10 @@ bool check(cudaError_t status, const char* what, std::string* error) {
 constexpr int kLaunchesPerGate = 100;
 // A gate that never opens must not hang the stream forever: its host function gives up after the
 // device's gate timeout (kDefaultGateTimeout, bench_device.hpp). That happens when execute() waits
-// for the stream it is holding back, which a library call does when its launches fill the launch
-// queue (cuBLAS geam on 2 x 67108864 f32, thousands of launches a call), and under a profiler that
-// serialises launches. The variant is then timed again without the gate; after this many such
+// for the stream it is holding back: the cuBLAS baseline did on 2 x 67108864 f32 (a full launch
+// queue, presumably: how many kernels that geam call launches was not counted) and on batches,
+// where it calls geam once per matrix (1024 launches for 256 x 256 batch 1024). A profiler that
+// serialises launches stalls it too. The variant is then timed again without the gate; after this many such
 // variants in a row (a profiler: every variant stalls) the gate stays off for the rest of the run.
 constexpr int kStallsBeforeGateOff = 2;
 
