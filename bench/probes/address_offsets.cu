@@ -11,16 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "probe_timing.hpp"
 #include "xpose/xpose.hpp"
-
-#define CHECK(call)                                                                        \
-  do {                                                                                     \
-    cudaError_t status_ = (call);                                                          \
-    if (status_ != cudaSuccess) {                                                          \
-      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(status_)); \
-      std::exit(1);                                                                        \
-    }                                                                                      \
-  } while (0)
 
 namespace {
 
@@ -31,28 +23,16 @@ struct Case {
   int elem;
 };
 
+// The probe's timing of a plan: median_event_us around execute(), which must succeed.
 double median_us(const xpose::Plan& plan, const void* in, void* out, cudaStream_t stream, int reps) {
-  std::vector<cudaEvent_t> events(2 * reps);
-  for (auto& e : events) CHECK(cudaEventCreate(&e));
-  for (int i = 0; i < 3; ++i) plan.execute(in, out, stream);
-  for (int i = 0; i < reps; ++i) {
-    CHECK(cudaEventRecord(events[2 * i], stream));
-    if (plan.execute(in, out, stream) != xpose::Status::ok) {
-      std::fprintf(stderr, "execute: %s\n", xpose::last_error_message());
-      std::exit(1);
-    }
-    CHECK(cudaEventRecord(events[2 * i + 1], stream));
-  }
-  CHECK(cudaEventSynchronize(events.back()));
-  std::vector<double> us;
-  for (int i = 0; i < reps; ++i) {
-    float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, events[2 * i], events[2 * i + 1]));
-    us.push_back(ms * 1e3);
-  }
-  for (auto& e : events) CHECK(cudaEventDestroy(e));
-  std::sort(us.begin(), us.end());
-  return us[us.size() / 2];
+  return median_event_us(
+      [&] {
+        if (plan.execute(in, out, stream) != xpose::Status::ok) {
+          std::fprintf(stderr, "execute: %s\n", xpose::last_error_message());
+          std::exit(1);
+        }
+      },
+      stream, reps);
 }
 
 }  // namespace

@@ -18,16 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "probe_timing.hpp"
 #include "xpose/xpose.hpp"
-
-#define CHECK(call)                                                                        \
-  do {                                                                                     \
-    cudaError_t status_ = (call);                                                          \
-    if (status_ != cudaSuccess) {                                                          \
-      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(status_)); \
-      std::exit(1);                                                                        \
-    }                                                                                      \
-  } while (0)
 
 namespace {
 
@@ -134,25 +126,7 @@ struct Variant {
 };
 
 double median_us(const Launch& launch, const void* in, void* out, cudaStream_t stream, int reps) {
-  std::vector<cudaEvent_t> events(2 * reps);
-  for (auto& e : events) CHECK(cudaEventCreate(&e));
-  for (int i = 0; i < 3; ++i) launch(in, out, stream);
-  for (int i = 0; i < reps; ++i) {
-    CHECK(cudaEventRecord(events[2 * i], stream));
-    launch(in, out, stream);
-    CHECK(cudaEventRecord(events[2 * i + 1], stream));
-  }
-  CHECK(cudaEventSynchronize(events.back()));
-  CHECK(cudaGetLastError());
-  std::vector<double> us;
-  for (int i = 0; i < reps; ++i) {
-    float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, events[2 * i], events[2 * i + 1]));
-    us.push_back(ms * 1e3);
-  }
-  for (auto& e : events) CHECK(cudaEventDestroy(e));
-  std::sort(us.begin(), us.end());
-  return us[us.size() / 2];
+  return median_event_us([&] { launch(in, out, stream); }, stream, reps);
 }
 
 Launch library(const std::string& kernel, int n, xpose::DType type) {
