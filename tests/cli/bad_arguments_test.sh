@@ -59,6 +59,8 @@ expect_usage_error negative_pad_in "-1" "${good[@]}" --rows 8 --pad-in=-1
 expect_usage_error zero_reps "--reps" "${good[@]}" --rows 8 --reps 0
 expect_usage_error negative_reps "-3" "${good[@]}" --rows 8 --reps=-3
 expect_usage_error non_numeric_reps "many" "${good[@]}" --rows 8 --reps many
+expect_usage_error zero_rounds "--rounds" "${good[@]}" --rows 8 --rounds 0
+expect_usage_error non_numeric_rounds "often" "${good[@]}" --rows 8 --rounds often
 expect_usage_error negative_warmup "-1" "${good[@]}" --rows 8 --warmup=-1
 expect_usage_error negative_threads "-2" "${good[@]}" --rows 8 --threads=-2
 expect_usage_error non_numeric_seed "abc" "${good[@]}" --rows 8 --seed abc
@@ -147,6 +149,7 @@ else
   expect_usage_error gpus_unknown_variant "nosuchvariant" "${dist[@]}" --gpus 2 --rows 8 --kernels dist,nosuchvariant
   expect_usage_error gpus_bad_step_bytes "'12Q'" "${dist[@]}" --gpus 2 --rows 8 --step-bytes 12Q
   expect_usage_error gpus_with_device "--device" "${dist[@]}" --gpus 2 --rows 8 --device cuda
+  expect_usage_error gpus_with_rounds "--rounds" "${dist[@]}" --gpus 2 --rows 8 --rounds 2
   expect_usage_error gpus_suite_bad_split "dist_bad_split.txt:1" "${dist[@]}" --gpus 2 --suite "$scratch/dist_bad_split.txt"
   expect_usage_error gpus_bad_rows "'abc'" "${dist[@]}" --gpus 2 --rows abc
 fi
@@ -190,6 +193,23 @@ else
   failures=$((failures + 1))
   echo "FAIL tiny_cpu_bench_passes: exit status $status"
   sed 's/^/    | /' "$scratch/stdout" "$scratch/stderr"
+fi
+
+# Timing rounds: the settings and the table say how many, every variant has all its runs, and
+# more rounds than runs are cut to the runs.
+cases=$((cases + 1))
+status=0
+timeout 10 "$xpose" bench --device cpu --rows 33 --cols 17 --dtype u8 --reps 5 --warmup 1 --rounds 9 \
+  --kernels blocked,reference --no-progress --format json --output "$scratch/rounds.json" \
+  >"$scratch/stdout" 2>"$scratch/stderr" </dev/null || status=$?
+if [ "$status" -eq 0 ] && grep -q "Verification: PASSED" "$scratch/stdout" &&
+   grep -q '"rounds": 5,' "$scratch/rounds.json" && [ "$(grep -c '"runs": 5,' "$scratch/rounds.json")" -eq 3 ] &&
+   grep -q "5 timed runs in 5 rounds alternating between the variants" "$scratch/stdout"; then
+  echo "ok   rounds_in_settings_and_runs"
+else
+  failures=$((failures + 1))
+  echo "FAIL rounds_in_settings_and_runs: exit status $status"
+  sed 's/^/    | /' "$scratch/stdout" "$scratch/stderr" "$scratch/rounds.json"
 fi
 
 # A suite of padded views: each line's own padding (an explicit 0 included), --pad-out for the

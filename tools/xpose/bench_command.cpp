@@ -25,6 +25,13 @@ constexpr const char* kDefaultGpuSuite = "seeds";
 // The CPU is timed until each phase has taken this long (the reference needs seconds per run on
 // 8192 x 8192), unless --reps or --warmup ask for exact counts.
 constexpr double kCpuBudgetSeconds = 1.0;
+// Rounds of timed runs that alternate between the variants (bench_runner.cpp). On the GPU one
+// kernel timed under two names in one run, one after the other, differed by 1% on average over six
+// processes (1024^2 f32, 7.61 against 7.69 us: docs/kernels.md v24), as much as the differences
+// the suites compare; alternating rounds give every variant the same share of such drift. The CPU
+// default keeps one round: its budgeted phases give the slow reference only a few runs.
+constexpr int kDefaultGpuRounds = 4;
+constexpr int kDefaultCpuRounds = 1;
 
 // Without a suite or sizes on the CPU: the seeds' largest squares, float and double.
 std::vector<BenchCase> default_cpu_cases() {
@@ -284,6 +291,7 @@ RunInfo make_run_info(const BenchOptions& options, const DeviceInfo& device) {
     (bench_case.kind == BenchCase::Kind::permute ? info.has_permute_cases : info.has_matrix_cases) = true;
   info.warmup = options.warmup;
   info.reps = options.reps;
+  info.rounds = options.rounds;
   info.budget_seconds = options.budget_seconds;
   info.min_reps = options.min_reps;
   info.threads = options.threads;
@@ -348,6 +356,10 @@ CLI::App* add_bench_command(CLI::App& app, BenchArguments* a) {
       ->check(integer_at_least(1))->type_name("N");
   bench->add_option("--warmup", a->warmup, "Untimed runs before timing (default 3)")
       ->check(integer_at_least(0))->type_name("N");
+  bench->add_option("--rounds", a->rounds,
+                    "Split each variant's timed runs into N rounds that alternate between the variants "
+                    "(default: 4 on the GPU, 1 on the CPU; at most --reps)")
+      ->check(integer_at_least(1))->type_name("N");
   bench->add_option("--threads", a->threads, "CPU threads for the threaded kernels (default: all)")
       ->check(integer_at_least(0))->type_name("N");
   bench->add_option("--seed", a->seed, "Seed of the random input (default: random, printed)")
@@ -438,6 +450,8 @@ bool resolve_bench_options(const BenchArguments& a, const CLI::App& bench, Bench
   options->warmup = a.warmup;
   options->budget_seconds = options->device == Device::cpu && !exact_counts ? kCpuBudgetSeconds : 0;
   options->min_reps = std::min(3, options->reps);
+  const int default_rounds = options->device == Device::cuda ? kDefaultGpuRounds : kDefaultCpuRounds;
+  options->rounds = std::min(bench.count("--rounds") > 0 ? a.rounds : default_rounds, options->reps);
   options->threads = a.threads;
   options->seed = bench.count("--seed") > 0 ? a.seed : (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
   options->format = a.format == "csv" ? ReportFormat::csv

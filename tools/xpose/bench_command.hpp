@@ -26,6 +26,7 @@ struct BenchArguments {
   std::string device;
   std::vector<std::string> kernels;
   int reps = 20, warmup = 3, threads = 0;
+  int rounds = 0;  // 0: the device's default (kDefaultGpuRounds, kDefaultCpuRounds)
   uint64_t seed = 0;
   std::string format = "table";
   std::string output, plot;

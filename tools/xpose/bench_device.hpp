@@ -29,11 +29,15 @@ struct DeviceInfo {
 
 // How a variant is timed: `warmup` untimed runs, then `reps` timed runs. With budget_seconds > 0,
 // each phase stops once it has spent that long (keeping at least one warm-up and min_reps runs).
+// The runner times each variant in rounds (bench_runner.cpp), one request per round;
+// `allow_launch_gate` false times the round without the launch gate (a variant whose launches
+// stalled behind it in an earlier round).
 struct TimingRequest {
   int warmup = 3;
   int reps = 20;
   double budget_seconds = 0;
   int min_reps = 3;
+  bool allow_launch_gate = true;
 };
 
 class BenchDevice {
@@ -61,7 +65,8 @@ class BenchDevice {
   // Seconds of each timed run, measured on the device's own clock.
   virtual bool time_runs(const Launch& launch, const TimingRequest& request,
                          std::vector<double>* seconds, std::string* error) = 0;
-  // Whether the last time_runs queued its timed launches behind the launch gate (GPU only).
+  // Whether the last time_runs queued its timed launches behind the launch gate (GPU only): false
+  // when that request did not allow it, when the gate is off, or when its launches stalled.
   virtual bool last_runs_gated() const { return false; }
 };
 

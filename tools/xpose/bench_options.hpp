@@ -24,6 +24,9 @@ struct BenchOptions {
   bool permute_baseline_added = false;
   int warmup = 3;
   int reps = 20;
+  // The timed runs of a case's variants are split into this many rounds that alternate between
+  // the variants (bench_runner.cpp); at most `reps`.
+  int rounds = 1;
   // Stop a variant's warm-up and its timed runs after this many seconds (once `min_reps` timed
   // runs are in); 0 = no limit. Used for the CPU defaults, where the reference is slow.
   double budget_seconds = 0;

@@ -63,6 +63,7 @@ struct RunInfo {
   bool has_permute_cases = false;
   bool has_matrix_cases = false;
   int warmup = 0, reps = 0;
+  int rounds = 1;  // the timed runs' rounds, alternating between the variants
   double budget_seconds = 0;
   int min_reps = 0;
   int threads = 0;

@@ -120,19 +120,69 @@ void verify_variant(BenchDevice& device, const Plan& plan, const CaseChecks& che
   result->outcome = correct ? Outcome::passed : Outcome::failed;
 }
 
-void time_variant(BenchDevice& device, const Plan& plan, const CaseBuffers& buffers,
-                  const TimingRequest& request, VariantResult* result) {
+// One variant's timing across the rounds: the runs so far continue the rotation over the buffer
+// pairs, and a variant whose launches stalled behind the launch gate goes without it afterwards.
+struct VariantTiming {
+  int runs_launched = 0;
+  bool gate_allowed = true;
+  bool every_round_gated = true;
+  bool failed = false;  // a round's timing failed: no more rounds, no times
+};
+
+// Times one round of a variant and appends its times; an error ends the variant's timing.
+void time_round(BenchDevice& device, const Plan& plan, const CaseBuffers& buffers,
+                TimingRequest request, VariantTiming* timing, VariantResult* result) {
+  const int first_run = timing->runs_launched;
   const auto launch = [&](int run) {
-    const int pair = run % buffers.pairs();
+    const int pair = (first_run + run) % buffers.pairs();
     return plan.execute(buffers.inputs[pair].data(), buffers.outputs[pair].data(), device.stream());
   };
+  request.allow_launch_gate = timing->gate_allowed;
+  std::vector<double> seconds;
   std::string error;
-  if (!device.time_runs(launch, request, &result->seconds, &error)) {
+  const bool timed = device.time_runs(launch, request, &seconds, &error);
+  timing->runs_launched += request.warmup + request.reps;
+  if (!timed) {
+    timing->failed = true;
     if (result->outcome == Outcome::passed) result->outcome = Outcome::error;
     result->note += (result->note.empty() ? "" : "; ") + ("timed runs: " + error);
     result->seconds.clear();
+    return;
   }
-  result->launch_gate = device.last_runs_gated();
+  const bool gated = device.last_runs_gated();
+  // A gated request that came back ungated stalled: later rounds skip the gate (2 s each).
+  if (request.allow_launch_gate && !gated) timing->gate_allowed = false;
+  timing->every_round_gated = timing->every_round_gated && gated;
+  result->seconds.insert(result->seconds.end(), seconds.begin(), seconds.end());
+}
+
+// The timed runs of every runnable variant, in `rounds` rounds that alternate between the
+// variants (each round starting one variant later), so that a slow drift of the device (clocks,
+// temperature) falls on every variant alike instead of on whichever ran last. The first round has
+// the full warm-up; later rounds one warm-up run, after the other variants' runs. Round r takes
+// reps / rounds timed runs (the first reps % rounds rounds one more), and a budget is shared
+// equally by the rounds.
+void time_variants(BenchDevice& device, const BenchOptions& options, const std::vector<Plan>& plans,
+                   const CaseBuffers& buffers, const std::vector<bool>& runnable,
+                   std::vector<VariantResult>* variants) {
+  const int rounds = std::max(1, std::min(options.rounds, options.reps));
+  const int count = static_cast<int>(plans.size());
+  std::vector<VariantTiming> timings(plans.size());
+  for (int round = 0; round < rounds; ++round) {
+    TimingRequest request;
+    request.warmup = round == 0 ? options.warmup : std::min(options.warmup, 1);
+    request.reps = options.reps / rounds + (round < options.reps % rounds ? 1 : 0);
+    request.budget_seconds = options.budget_seconds / rounds;
+    request.min_reps = std::max(1, (options.min_reps + rounds - 1) / rounds);
+    for (int i = 0; i < count; ++i) {
+      const int k = (i + round) % count;
+      VariantResult& variant = (*variants)[k];
+      if (!runnable[k] || timings[k].failed) continue;
+      time_round(device, plans[k], buffers, request, &timings[k], &variant);
+    }
+  }
+  for (int k = 0; k < count; ++k)
+    if (runnable[k]) (*variants)[k].launch_gate = timings[k].every_round_gated && !(*variants)[k].seconds.empty();
 }
 
 double median(std::vector<double> values) {
@@ -261,11 +311,8 @@ void run_variants(BenchDevice& device, const BenchOptions& options, const BenchC
   const int64_t cache_bytes = device.info().cache_bytes;
   result->cache_resident = cache_bytes > 0 && result->buffer_pairs * pair_bytes < 2 * cache_bytes;
 
-  TimingRequest request;
-  request.warmup = options.warmup;
-  request.reps = options.reps;
-  request.budget_seconds = options.budget_seconds;
-  request.min_reps = options.min_reps;
+  // Every variant is verified first, then the variants are timed together in rounds.
+  std::vector<bool> runnable(plans.size(), false);
   for (size_t k = 0; k < plans.size(); ++k) {
     VariantResult& variant = result->variants[k];
     progress.step(bench_case.label() + " " + variant.kernel);
@@ -276,8 +323,10 @@ void run_variants(BenchDevice& device, const BenchOptions& options, const BenchC
       continue;
     }
     verify_variant(device, plans[k], checks, buffers, host.input, host.expected, &variant);
-    if (variant.outcome != Outcome::error) time_variant(device, plans[k], buffers, request, &variant);
+    runnable[k] = variant.outcome != Outcome::error;
   }
+  progress.step(bench_case.label() + " timing");
+  if (buffers.pairs() > 0) time_variants(device, options, plans, buffers, runnable, &result->variants);
   derive_figures(naive_kernel, result->bytes, result);
   result->outcome = case_outcome(*result);
 }
@@ -376,8 +425,8 @@ const char* naive_permute_kernel_name(Device device) {
 int count_steps(const BenchOptions& options) {
   int steps = 0;
   for (const BenchCase& bench_case : options.cases)
-    steps += static_cast<int>(bench_case.kind == BenchCase::Kind::matrix ? options.kernels.size()
-                                                                         : options.permute_kernels.size());
+    steps += 1 + static_cast<int>(bench_case.kind == BenchCase::Kind::matrix ? options.kernels.size()
+                                                                             : options.permute_kernels.size());
   return steps;
 }
 

@@ -1,9 +1,10 @@
 // The device-agnostic bench loop. For each case: create a plan per variant (Plan::create, or
 // Plan::create_permute for a permute case, with PlanOptions{kernel = name}); fill the input with
 // fresh random data; run each variant once into an output poisoned with 0xFF and check every
-// byte against the reference (or, for the copy baselines, against the input); then warm up and
-// time it. Derived figures (GB/s, % of memcpy,
-// speedup over the naive kernel) are filled in once every variant of the case has run.
+// byte against the reference (or, for the copy baselines, against the input); then time the
+// variants together, in rounds that alternate between them (BenchOptions::rounds). Derived
+// figures (GB/s, % of memcpy, speedup over the naive kernel) are filled in once every variant of
+// the case has run.
 #pragma once
 
 #include <functional>
@@ -22,7 +23,7 @@ const char* naive_kernel_name(Device device);
 const char* naive_permute_kernel_name(Device device);
 constexpr const char* kBaselineKernel = "memcpy";
 
-// Measurement steps (case x variant) a run will take, for the progress line.
+// Measurement steps (per case: one per variant, and the timing) a run will take, for the progress line.
 int count_steps(const BenchOptions& options);
 
 // Runs every case in order and hands each result to `on_case` as soon as it is complete.

@@ -189,11 +189,12 @@ class CudaDevice final : public BenchDevice {
   // behind the gate are timed again without it (see kStallsBeforeGateOff).
   bool time_runs(const Launch& launch, const TimingRequest& request, std::vector<double>* seconds,
                  std::string* error) override {
-    last_runs_gated_ = hold_launches_;
+    const bool gated = hold_launches_ && request.allow_launch_gate;
+    last_runs_gated_ = gated;
     bool stalled = false;
-    if (!time_runs_once(launch, request, hold_launches_, seconds, &stalled, error)) return false;
+    if (!time_runs_once(launch, request, gated, seconds, &stalled, error)) return false;
     if (!stalled) {
-      if (hold_launches_) stalls_in_a_row_ = 0;
+      if (gated) stalls_in_a_row_ = 0;
       return true;
     }
     const bool gate_off = ++stalls_in_a_row_ >= kStallsBeforeGateOff;

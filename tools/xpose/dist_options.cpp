@@ -18,7 +18,7 @@ constexpr const char* kDefaultDistSuite = "dist";
 // Options of the one-GPU bench that mean nothing for a distributed run.
 constexpr const char* kSingleDeviceOptions[] = {"--device", "--batch",   "--pad-in", "--pad-out",
                                                 "--dims",   "--perm",    "--threads", "--plot",
-                                                "--no-launch-gate"};
+                                                "--no-launch-gate", "--rounds"};
 
 std::vector<std::string> split_words(const std::string& text) {
   std::istringstream stream(text);

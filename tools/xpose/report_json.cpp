@@ -116,6 +116,7 @@ class JsonWriter final : public ReportWriter {
     settings["launch_gate"] = info.launch_gate;
     settings["warmup"] = info.warmup;
     settings["reps"] = info.reps;
+    settings["rounds"] = info.rounds;
     settings["budget_seconds"] = info.budget_seconds;
     settings["min_reps"] = info.min_reps;
     settings["threads"] = info.threads;

@@ -39,11 +39,15 @@ class TableWriter final : public ReportWriter {
                                                : "all " + std::to_string(info.device.hardware_threads))
            << " for the threaded kernels and memcpy\n";
     out_ << "Build:     xpose " << info.xpose_version << ", commit " << info.git_commit << "\n";
-    out_ << "Timing:    " << (info.budget_seconds > 0 ? "up to " : "") << info.reps
-         << " timed runs after " << (info.budget_seconds > 0 ? "up to " : "") << info.warmup
-         << " warm-up runs, " << info.timer << "; median reported";
+    out_ << "Timing:    " << (info.budget_seconds > 0 ? "up to " : "") << info.reps << " timed runs";
+    if (info.rounds > 1)
+      out_ << " in " << info.rounds << " rounds alternating between the variants";
+    out_ << " after " << (info.budget_seconds > 0 ? "up to " : "") << info.warmup << " warm-up runs";
+    if (info.rounds > 1 && info.warmup > 0) out_ << " (1 before each later round)";
+    out_ << ", " << info.timer << "; median reported";
     if (info.budget_seconds > 0)
-      out_ << " (each phase stops after " << fixed_decimals(info.budget_seconds, 1) << " s, keeping at least "
+      out_ << " (each " << (info.rounds > 1 ? "round's phase" : "phase") << " stops after "
+           << fixed_decimals(info.budget_seconds / info.rounds, 2) << " s, keeping at least "
            << info.min_reps << " timed runs)";
     out_ << "\n";
     out_ << "Columns:   GB/s = 2 x bytes / median time (decimal); % memcpy = memcpy time / time;"
