@@ -5,6 +5,7 @@
 // host and records every time_runs call, so it needs no GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,11 +25,14 @@ struct TimingCall {
 // The CPU device's memory and copies; time_runs launches every run and gives run i of call c the
 // time c + 1 (seconds), so that each variant's times say which calls timed it. The call numbered
 // `stalling_call` comes back as if its launches stalled behind the gate, and `failing_call` fails.
+// Every launch's output buffer is recorded in `launch_pairs` (its index among the poisoned
+// buffers, which are the outputs, in the order they were allocated).
 class RecordingDevice final : public BenchDevice {
  public:
-  RecordingDevice() : host_(make_cpu_device()) {
+  // `cache_bytes` sets how many buffer pairs the runner rotates over (0: one pair).
+  explicit RecordingDevice(int64_t cache_bytes = 0) : host_(make_cpu_device()) {
     info_ = host_->info();
-    info_.cache_bytes = 0;  // one buffer pair, whatever the host's cache
+    info_.cache_bytes = cache_bytes;
   }
 
   const DeviceInfo& info() const override { return info_; }
@@ -39,6 +43,10 @@ class RecordingDevice final : public BenchDevice {
     return host_->copy_from_host(destination, source, bytes, error);
   }
   bool fill_bytes(void* destination, unsigned char value, int64_t bytes, std::string* error) override {
+    if (value == 0xFF && std::find(outputs_.begin(), outputs_.end(), destination) == outputs_.end()) {
+      outputs_.push_back(destination);
+      output_bytes_ = bytes;
+    }
     return host_->fill_bytes(destination, value, bytes, error);
   }
   const unsigned char* read_back(const void* source, int64_t bytes, std::string* error) override {
@@ -58,10 +66,12 @@ class RecordingDevice final : public BenchDevice {
       return false;
     }
     for (int run = 0; run < request.warmup + request.reps; ++run) {
+      for (void* output : outputs_) host_->fill_bytes(output, 0xFF, output_bytes_, error);
       if (launch(run) != Status::ok) {
         *error = last_error_message();
         return false;
       }
+      launch_pairs.push_back(written_output());
       if (run >= request.warmup) seconds->push_back(call + 1.0);
     }
     last_gated_ = request.allow_launch_gate && call != stalling_call;
@@ -70,12 +80,27 @@ class RecordingDevice final : public BenchDevice {
   bool last_runs_gated() const override { return last_gated_; }
 
   std::vector<TimingCall> calls;
+  std::vector<int> launch_pairs;
   int stalling_call = -1, failing_call = -1;
 
  private:
+  // The index of the one output that is no longer all 0xFF, -1 if none is or several are.
+  int written_output() const {
+    int written = -1;
+    for (size_t i = 0; i < outputs_.size(); ++i) {
+      const auto* bytes = static_cast<const unsigned char*>(outputs_[i]);
+      if (std::all_of(bytes, bytes + output_bytes_, [](unsigned char b) { return b == 0xFF; })) continue;
+      if (written >= 0) return -1;
+      written = static_cast<int>(i);
+    }
+    return written;
+  }
+
   std::unique_ptr<BenchDevice> host_;
   DeviceInfo info_;
   bool last_gated_ = false;
+  std::vector<void*> outputs_;
+  int64_t output_bytes_ = 0;
 };
 
 // Three CPU variants on one small case.
@@ -137,6 +162,19 @@ TEST(BenchRunnerRounds, AlternateBetweenVariantsEachStartingOneLater) {
     EXPECT_EQ(variant.seconds.size(), 7u) << variant.kernel;
     EXPECT_TRUE(variant.launch_gate) << variant.kernel;
   }
+}
+
+// Rotation over the buffer pairs runs through the case's launches, whichever variant makes them:
+// a variant's round never starts on the pairs the variant before it just used.
+TEST(BenchRunnerRounds, EveryLaunchTakesTheNextBufferPairAcrossVariants) {
+  const int64_t pair_bytes = 2 * 37 * 53 * 4;  // three_variants' case: f32 input and output
+  RecordingDevice device(pair_bytes);          // 4 x cache / pair bytes = 4 pairs
+  const CaseResult result = run_one_case(device, three_variants(7, 3));
+  EXPECT_EQ(result.buffer_pairs, 4);
+  // 3 variants x (2 + 3 + (1 + 2) + (1 + 2)) launches.
+  ASSERT_EQ(device.launch_pairs.size(), 33u);
+  for (size_t i = 0; i < device.launch_pairs.size(); ++i)
+    EXPECT_EQ(device.launch_pairs[i], static_cast<int>(i % 4)) << "launch " << i;
 }
 
 TEST(BenchRunnerRounds, OneRoundTimesEachVariantOnceInOrder) {

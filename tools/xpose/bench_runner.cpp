@@ -120,19 +120,20 @@ void verify_variant(BenchDevice& device, const Plan& plan, const CaseChecks& che
   result->outcome = correct ? Outcome::passed : Outcome::failed;
 }
 
-// One variant's timing across the rounds: the runs so far continue the rotation over the buffer
-// pairs, and a variant whose launches stalled behind the launch gate goes without it afterwards.
+// One variant's timing across the rounds: a variant whose launches stalled behind the launch gate
+// goes without it afterwards.
 struct VariantTiming {
-  int runs_launched = 0;
   bool gate_allowed = true;
   bool every_round_gated = true;
   bool failed = false;  // a round's timing failed: no more rounds, no times
 };
 
 // Times one round of a variant and appends its times; an error ends the variant's timing.
+// `runs_launched` counts the case's launches, every variant's: each launch takes the next buffer
+// pair, so that a variant does not find in the cache the pairs the variant before it just used.
 void time_round(BenchDevice& device, const Plan& plan, const CaseBuffers& buffers,
-                TimingRequest request, VariantTiming* timing, VariantResult* result) {
-  const int first_run = timing->runs_launched;
+                TimingRequest request, int* runs_launched, VariantTiming* timing, VariantResult* result) {
+  const int first_run = *runs_launched;
   const auto launch = [&](int run) {
     const int pair = (first_run + run) % buffers.pairs();
     return plan.execute(buffers.inputs[pair].data(), buffers.outputs[pair].data(), device.stream());
@@ -141,7 +142,7 @@ void time_round(BenchDevice& device, const Plan& plan, const CaseBuffers& buffer
   std::vector<double> seconds;
   std::string error;
   const bool timed = device.time_runs(launch, request, &seconds, &error);
-  timing->runs_launched += request.warmup + request.reps;
+  *runs_launched += request.warmup + request.reps;
   if (!timed) {
     timing->failed = true;
     if (result->outcome == Outcome::passed) result->outcome = Outcome::error;
@@ -168,6 +169,7 @@ void time_variants(BenchDevice& device, const BenchOptions& options, const std::
   const int rounds = std::max(1, std::min(options.rounds, options.reps));
   const int count = static_cast<int>(plans.size());
   std::vector<VariantTiming> timings(plans.size());
+  int runs_launched = 0;
   for (int round = 0; round < rounds; ++round) {
     TimingRequest request;
     request.warmup = round == 0 ? options.warmup : std::min(options.warmup, 1);
@@ -178,7 +180,7 @@ void time_variants(BenchDevice& device, const BenchOptions& options, const std::
       const int k = (i + round) % count;
       VariantResult& variant = (*variants)[k];
       if (!runnable[k] || timings[k].failed) continue;
-      time_round(device, plans[k], buffers, request, &timings[k], &variant);
+      time_round(device, plans[k], buffers, request, &runs_launched, &timings[k], &variant);
     }
   }
   for (int k = 0; k < count; ++k)
