@@ -110,6 +110,7 @@ struct TileShape {
 template <int Size, bool Compact> using AlignedShape = TileShape<Size, TileTuning<Size, Compact>, false>;
 template <int Size, bool Compact> using UnalignedShape = TileShape<Size, UnalignedTileTuning<Size, Compact>, true>;
 using UnalignedTallU8Shape = TileShape<1, UnalignedTallU8Tuning, true>;
+using DeviceF32Shape = TileShape<4, DeviceTileTuningF32, false>;
 
 // 16 bytes seen as a vector or as its elements.
 template <typename T>
@@ -725,6 +726,17 @@ bool takes_tall_u8_shape(const detail::Transpose2D& p) {
          gpu::device_model_is(T::kMeasuredFasterOn);
 }
 
+// Whether an aligned f32 view takes the device model's own large shape (tuning.hpp): the views
+// that take the large shape, on the device model it was measured faster on.
+bool takes_device_f32_shape(const detail::Transpose2D& p) {
+  using Large = TileTuning<4, false>;
+  static_assert(DeviceTileTuningF32::kRows == Large::kRows && DeviceTileTuningF32::kCols == Large::kCols,
+                "the large shape's tile, so the compact rule counts the same tiles");
+  const int64_t large_tiles = ceil_div(p.rows, Large::kRows) * ceil_div(p.cols, Large::kCols) * p.batch;
+  return large_tiles >= int64_t(kLargeTilesPerSmForLarge) * gpu::multiprocessor_count() &&
+         gpu::device_model_is(DeviceTileTuningF32::kMeasuredFasterOn);
+}
+
 template <int Size>
 Status launch(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
   // 8-byte elements, aligned or not: one element per access (element_tile_kernel.cu), which picks
@@ -738,7 +750,11 @@ Status launch(const void* in, void* out, const detail::Transpose2D& p, gpu::Stre
     // once and take such views (tuning.hpp, kOutputSectorBytes).
     const bool aligned =
         input_rows_start_on(16, in, p) && output_rows_start_on(kOutputSectorBytes<Size>, out, p);
-    if (aligned) return launch_family<AlignedShape, Size>(in, out, p, stream);
+    if (aligned) {
+      if constexpr (Size == 4)
+        if (takes_device_f32_shape(p)) return launch_shape<DeviceF32Shape>(in, out, p, stream);
+      return launch_family<AlignedShape, Size>(in, out, p, stream);
+    }
     // 16-byte elements are always aligned: Plan::execute rejects pointers not aligned to the element.
     if constexpr (Size == 16) return detail::fail(Status::internal_error, "a 16-byte element view that is not 16-byte aligned");
     else {

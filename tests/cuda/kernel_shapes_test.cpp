@@ -109,6 +109,15 @@ TEST_P(TransposeCudaKernel, LargeOddShapesMatchReference) {
   expect_all({{4099, 4097}, {4099, 8193}, {2047, 8193}, {4099, 8193, 8200, 4111}});
 }
 
+// Aligned views with enough tiles for each size's large aligned shape (more than 4 large tiles per
+// SM on up to 160 SMs; 8-byte elements: the element form's square and wide shapes), packed and
+// padded to aligned leading dimensions. On an H200 the f32 ones take that device's own large
+// shape (tuning.hpp, DeviceTileTuningF32). 4-34 M elements; the tile kernels only.
+TEST_P(TransposeCudaKernel, LargeAlignedShapesMatchReference) {
+  if (!takes_tile_walk()) GTEST_SKIP() << "the large shapes are the tile kernels' (\"tile\", \"auto\")";
+  expect_all({{2048, 2112}, {2112, 2048, 2048 + 64, 2112 + 32}, {8192, 4096}});
+}
+
 // Views of few row tiles whose last row tile is partial (tuning.hpp, kPartialFormMaxRowTiles): for
 // the unaligned shapes of 1-, 2- and 4-byte elements, an instantiation of their own, in which the
 // last row tile's tiles inside the view load as full tiles do. Odd and padded leading dimensions;
