@@ -26,11 +26,11 @@ constexpr const char* kDefaultGpuSuite = "seeds";
 // 8192 x 8192), unless --reps or --warmup ask for exact counts.
 constexpr double kCpuBudgetSeconds = 1.0;
 // Rounds of timed runs that alternate between the variants (bench_runner.cpp). On the GPU the
-// first 11 of a variant's 20 back-to-back launches ran slower than the last 9 in every gated run looked at
-// (1024^2 f32: 7.0-8.0 against 6.5-7.2 us), so one median of 20 sat on that edge and one kernel
-// timed under two names differed by 1% (docs/kernels.md v24, v25); in rounds every variant gets
-// the same share of such effects. The CPU default keeps one round: its budgeted phases give the
-// slow reference only a few runs.
+// first 11 of a variant's 20 back-to-back launches ran slower than the last 9 in every gated run
+// looked at (1024^2 f32: 7.0-8.0 against 6.5-7.2 us), so one median of 20 sat on that edge and one
+// kernel timed under two names differed by 1% (docs/kernels.md v24, v25); in rounds every variant
+// gets the same share of such effects. The CPU default keeps one round: its budgeted phases give
+// the slow reference only a few runs.
 constexpr int kDefaultGpuRounds = 4;
 constexpr int kDefaultCpuRounds = 1;
 
