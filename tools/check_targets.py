@@ -8,7 +8,9 @@ For every 2D case, `auto`'s median against the same run's other variants:
   - memcpy: at least 95% of memcpy's bandwidth (large squares of f32 and f64, 8192^2 and up: 97%);
     small cases (under SMALL_BYTES, launch-bound: 1024^2 f32) instead a time within 1.15x memcpy's;
   - cuBLAS: faster than cublas_geam wherever it runs (f32, f64, c64, c128);
-  - seeds: at least as fast as every transposing seed variant (SEED_KERNELS);
+  - seeds: at least as fast as every transposing seed variant (SEED_KERNELS); a miss also says in
+    what share of pairs of runs (one of each) auto's run was the faster, where the run has the
+    samples: near 50%, the medians differ by less than the runs vary;
   - every variant of the case verified (none failed its check).
 Prints one line per case and the misses; exits 0 when every target is met, 1 when one is missed,
 2 when the file is not a run it can check (no auto, no memcpy).
@@ -36,6 +38,17 @@ def median(results, kernel):
     return result["median_us"] if result and result.get("median_us") is not None else None
 
 
+def share_faster(results, kernel, other):
+    """The share of pairs (one run of each) in which `kernel`'s run was faster than `other`'s (ties
+    count half): near 50% the two medians differ by less than the runs vary. None without samples."""
+    a = (results.get(kernel) or {}).get("samples_us") or []
+    b = (results.get(other) or {}).get("samples_us") or []
+    if not a or not b:
+        return None
+    wins = sum(1.0 if x < y else 0.5 if x == y else 0.0 for x in a for y in b)
+    return 100.0 * wins / (len(a) * len(b))
+
+
 def check_case(case):
     """(description of auto's result, [missed targets]) for one 2D case; None where auto or memcpy did not run."""
     results = {r["kernel"]: r for r in case["results"]}
@@ -58,7 +71,11 @@ def check_case(case):
     for seed in SEED_KERNELS:
         time = median(results, seed)
         if time is not None and time < auto:
-            misses.append("seed %s %.2f us < auto's %.2f (%.2f%%)" % (seed, time, auto, 100.0 * (auto - time) / time))
+            miss = "seed %s %.2f us < auto's %.2f (%.2f%%" % (seed, time, auto, 100.0 * (auto - time) / time)
+            share = share_faster(results, "auto", seed)
+            if share is not None:
+                miss += "; auto's run faster in %.0f%% of run pairs" % share
+            misses.append(miss + ")")
     failed = [r["kernel"] for r in case["results"] if r.get("status") == "failed"]
     if failed:
         misses.append("verification failed: " + ", ".join(failed))

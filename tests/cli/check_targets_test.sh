@@ -32,7 +32,7 @@ expect() {
 expect h100_v21_two_misses 1 "$source_dir/bench/results/2026-11-23-nvidia-h100-shapes2d-v21.json" \
   "17 of 19 cases meet every target" \
   "MISSED: 94.2% of memcpy (target >= 95)" \
-  "MISSED: seed tiled_padded_rows 368.83 us < auto's 369.15" \
+  "MISSED: seed tiled_padded_rows 368.83 us < auto's 369.15 (0.09%; auto's run faster in 41% of run pairs)" \
   "186.27 us   97.3% of memcpy  met"
 
 # A synthetic run: a large square at 97.5%, an odd view at 95.5% beating cuBLAS and a seed, a small
@@ -61,6 +61,12 @@ json.dump(broken(0, "memcpy", 96.9), open(scratch + "/square_below_97.json", "w"
 json.dump(broken(0, "cublas_geam", 99.9), open(scratch + "/cublas_faster.json", "w"))
 json.dump(broken(1, "tiled_padded_rows", 99.0), open(scratch + "/seed_faster.json", "w"))
 json.dump(broken(2, "auto", 8.1), open(scratch + "/small_too_slow.json", "w"))
+# A seed ahead by its median with samples: auto's runs 100, 101, 102, 103 against the seed's 99,
+# 101, 101.5, 104: auto's faster in 7 of 16 pairs and tied in one, counted half (46.9%).
+seed_samples = broken(1, "tiled_padded_rows", 99.0)
+for r in seed_samples["cases"][1]["results"]:
+    r["samples_us"] = {"auto": [100.0, 101.0, 102.0, 103.0], "tiled_padded_rows": [99.0, 101.0, 101.5, 104.0]}.get(r["kernel"])
+json.dump(seed_samples, open(scratch + "/seed_faster_samples.json", "w"))
 json.dump(broken(1, "tiled_padded_rows", 150.0, "failed"), open(scratch + "/failed_check.json", "w"))
 json.dump({"cases": [case("8 8 f32", 8, 8, "f32", 256, {"auto": 1.0})]}, open(scratch + "/no_memcpy.json", "w"))
 PY
@@ -68,6 +74,8 @@ expect all_met 0 "$scratch/good.json" "3 of 3 cases meet every target" "1024x102
 expect square_below_97 1 "$scratch/square_below_97.json" "96.9% of memcpy (target >= 97)" "2 of 3"
 expect cublas_faster 1 "$scratch/cublas_faster.json" "cuBLAS 99.90 us <= auto's 100.00"
 expect seed_faster 1 "$scratch/seed_faster.json" "seed tiled_padded_rows 99.00 us < auto's 100.00"
+expect seed_faster_samples 1 "$scratch/seed_faster_samples.json" \
+  "seed tiled_padded_rows 99.00 us < auto's 100.00 (1.01%; auto's run faster in 47% of run pairs)"
 expect small_too_slow 1 "$scratch/small_too_slow.json" "time 1.16x memcpy's (target <= 1.15x)"
 expect failed_check 1 "$scratch/failed_check.json" "verification failed: tiled_padded_rows"
 expect no_memcpy 2 "$scratch/no_memcpy.json" "nothing to check"
