@@ -707,14 +707,19 @@ Status launch_shape(const void* in, void* out, const detail::Transpose2D& p, gpu
   return gpu::check_launch("tile_transpose");
 }
 
-// The large shape of a family, or its compact shape when the large one gives too few tiles to
-// keep every SM busy.
+// Whether a view gives a large shape too few tiles to keep every SM busy (the compact rule).
+template <class Large>
+bool too_few_large_tiles(const detail::Transpose2D& p) {
+  const int64_t large_tiles = ceil_div(p.rows, Large::kRows) * ceil_div(p.cols, Large::kCols) * p.batch;
+  return large_tiles < int64_t(kLargeTilesPerSmForLarge) * gpu::multiprocessor_count();
+}
+
+// The large shape of a family, or its compact shape when the large one gives too few tiles.
 template <template <int, bool> class Family, int Size>
 Status launch_family(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
   using Large = Family<Size, false>;
-  const int64_t large_tiles = ceil_div(p.rows, Large::kRows) * ceil_div(p.cols, Large::kCols) * p.batch;
-  const bool compact = large_tiles < int64_t(kLargeTilesPerSmForLarge) * gpu::multiprocessor_count();
-  return compact ? launch_shape<Family<Size, true>>(in, out, p, stream) : launch_shape<Large>(in, out, p, stream);
+  return too_few_large_tiles<Large>(p) ? launch_shape<Family<Size, true>>(in, out, p, stream)
+                                       : launch_shape<Large>(in, out, p, stream);
 }
 
 // Whether an unaligned u8 view takes the tall shape (tuning.hpp: enough rows and enough of its
@@ -732,9 +737,7 @@ bool takes_device_f32_shape(const detail::Transpose2D& p) {
   using Large = TileTuning<4, false>;
   static_assert(DeviceTileTuningF32::kRows == Large::kRows && DeviceTileTuningF32::kCols == Large::kCols,
                 "the large shape's tile, so the compact rule counts the same tiles");
-  const int64_t large_tiles = ceil_div(p.rows, Large::kRows) * ceil_div(p.cols, Large::kCols) * p.batch;
-  return large_tiles >= int64_t(kLargeTilesPerSmForLarge) * gpu::multiprocessor_count() &&
-         gpu::device_model_is(DeviceTileTuningF32::kMeasuredFasterOn);
+  return !too_few_large_tiles<Large>(p) && gpu::device_model_is(DeviceTileTuningF32::kMeasuredFasterOn);
 }
 
 template <int Size>
