@@ -110,7 +110,7 @@ struct TileShape {
 template <int Size, bool Compact> using AlignedShape = TileShape<Size, TileTuning<Size, Compact>, false>;
 template <int Size, bool Compact> using UnalignedShape = TileShape<Size, UnalignedTileTuning<Size, Compact>, true>;
 using UnalignedTallU8Shape = TileShape<1, UnalignedTallU8Tuning, true>;
-using DeviceF32Shape = TileShape<4, DeviceTileTuningF32, false>;
+template <int Size> using DeviceShape = TileShape<Size, DeviceTileTuning<Size>, false>;
 
 // 16 bytes seen as a vector or as its elements.
 template <typename T>
@@ -731,13 +731,16 @@ bool takes_tall_u8_shape(const detail::Transpose2D& p) {
          gpu::device_model_is(T::kMeasuredFasterOn);
 }
 
-// Whether an aligned f32 view takes the device model's own large shape (tuning.hpp): the views
-// that take the large shape, on the device model it was measured faster on.
-bool takes_device_f32_shape(const detail::Transpose2D& p) {
-  using Large = TileTuning<4, false>;
-  static_assert(DeviceTileTuningF32::kRows == Large::kRows && DeviceTileTuningF32::kCols == Large::kCols,
+// Whether an aligned view takes the device model's own large shape for its element size
+// (tuning.hpp, DeviceTileTuning): the views that take the large shape, on the device model it was
+// measured faster on.
+template <int Size>
+bool takes_device_shape(const detail::Transpose2D& p) {
+  using Large = TileTuning<Size, false>;
+  using Device = DeviceTileTuning<Size>;
+  static_assert(Device::kRows == Large::kRows && Device::kCols == Large::kCols,
                 "the large shape's tile, so the compact rule counts the same tiles");
-  return !too_few_large_tiles<Large>(p) && gpu::device_model_is(DeviceTileTuningF32::kMeasuredFasterOn);
+  return !too_few_large_tiles<Large>(p) && gpu::device_model_is(Device::kMeasuredFasterOn);
 }
 
 template <int Size>
@@ -754,8 +757,8 @@ Status launch(const void* in, void* out, const detail::Transpose2D& p, gpu::Stre
     const bool aligned =
         input_rows_start_on(16, in, p) && output_rows_start_on(kOutputSectorBytes<Size>, out, p);
     if (aligned) {
-      if constexpr (Size == 4)
-        if (takes_device_f32_shape(p)) return launch_shape<DeviceF32Shape>(in, out, p, stream);
+      if constexpr (DeviceTileTuning<Size>::kMeasuredFasterOn != nullptr)
+        if (takes_device_shape<Size>(p)) return launch_shape<DeviceShape<Size>>(in, out, p, stream);
       return launch_family<AlignedShape, Size>(in, out, p, stream);
     }
     // 16-byte elements are always aligned: Plan::execute rejects pointers not aligned to the element.

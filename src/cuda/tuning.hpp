@@ -35,23 +35,41 @@ template <> struct TileTuning<4, false> { static constexpr int kRows = 64, kCols
 // c128 8192^2: 92-93% with 4 blocks per SM (but 64 registers spill 16 bytes), 82% with 2; 3 blocks: no spill.
 template <> struct TileTuning<16, false> { static constexpr int kRows = 32, kCols = 32, kThreads = 256, kMinBlocks = 3; };
 
-// The large f32 shape for one device model: the same tile at 4 blocks per SM (64 KiB in flight per
-// SM against 48; register cap 64, no spills). The H200's bandwidth wants more bytes in flight
-// (walk probe, docs/kernels.md v24); the H100 loses with it. 2026-11-23, us, `tile` against
-// memcpy, alternating processes (docs/kernels.md v25; bench/results/2026-11-23-nvidia-h200-v25-
-// experiments.txt, ...-h100-v25-experiments.txt):
+// The large aligned shapes for one device model, per element size: the same tiles at 4 blocks
+// per SM (64 KiB in flight per SM against 48; register cap 64, no spills). The H200's bandwidth
+// wants more bytes in flight (walk probe, docs/kernels.md v24). Sizes without an entry have
+// kMeasuredFasterOn null: every device runs TileTuning's shape.
+template <int Size>
+struct DeviceTileTuning {
+  static constexpr const char* kMeasuredFasterOn = nullptr;
+};
+// f32. 2026-11-23, us, `tile` against memcpy, alternating processes (docs/kernels.md v25;
+// bench/results/2026-11-23-nvidia-h200-v25-experiments.txt, ...-h100-v25-experiments.txt):
 //   H200, 2 rounds: 8192^2 134.3 -> 132.4 (95.4 -> 96.7% of memcpy), 16384^2 528.1 -> 520.7,
 //   256 x 256 batch 1024 132.1-132.2 -> 131.1-131.2, 3136 x 256 batch 64 102.7-102.8 ->
 //   101.9-102.2, 256 x 3136 batch 64 102.7 -> 100.3; 128 x 64 at 512 threads and 2 blocks, also 64
 //   KiB: 133.8-134.2, 525.1-525.3, 131.5-131.7, 103.3-103.7, 102.1-102.2.
-//   H100, 3 rounds: 8192^2 185.7-185.8 -> 186.3-186.4, 16384^2 734.9-735.1 -> 736.4-736.8,
-//   256 x 256 batch 1024 183.9-184.3 -> 184.8-185.4, 3136 x 256 141.2-141.6 -> 141.9-142.1,
-//   256 x 3136 139.3-139.6 -> 140.1-140.6.
+//   H100, 3 rounds, where it loses: 8192^2 185.7-185.8 -> 186.3-186.4, 16384^2 734.9-735.1 ->
+//   736.4-736.8, 256 x 256 batch 1024 183.9-184.3 -> 184.8-185.4, 3136 x 256 141.2-141.6 ->
+//   141.9-142.1, 256 x 3136 139.3-139.6 -> 140.1-140.6.
 // (The entry above was measured on an H200 too, on 2026-11-22, when 4 blocks lost: 88% against
 // 93-97; the kernel has changed since, v8-v15.)
-struct DeviceTileTuningF32 {
+template <>
+struct DeviceTileTuning<4> {
   static constexpr int kRows = 64, kCols = 64, kThreads = 256, kMinBlocks = 4;
   static constexpr const char* kMeasuredFasterOn = "NVIDIA H200";  // the start of the device name
+};
+// f16. 2026-11-24, us, `tile` against memcpy, alternating processes (docs/kernels.md v26;
+// bench/results/2026-11-24-nvidia-h200-v26-experiments.txt):
+//   H200, 2 rounds: 16384^2 274.1-274.3 -> 266.2-266.4 (93.6-93.9 -> 96.4% of memcpy), 8192^2
+//   71.9 -> 70.1, 256 x 256 batch 1024 69.4-70.8 -> 68.9, 3136 x 256 batch 64 54.4-54.8 ->
+//   53.6-54.3, 256 x 3136 batch 64 56.7-56.8 -> 52.7-53.7 (90.6-91.2 -> 97.4-98.1%).
+//   H100: not yet measured at 4 blocks (call 3 of v26 measures it).
+// (The entry above was measured on an H200 on 2026-11-22 too, when 4 blocks ran 89% against 93-97.)
+template <>
+struct DeviceTileTuning<2> {
+  static constexpr int kRows = 64, kCols = 128, kThreads = 256, kMinBlocks = 4;
+  static constexpr const char* kMeasuredFasterOn = "NVIDIA H200";
 };
 
 template <> struct TileTuning<1, true> { static constexpr int kRows = 64, kCols = 64, kThreads = 64, kMinBlocks = 1; };

@@ -102,17 +102,19 @@ TEST_P(TransposeCudaKernel, TallShapesMatchReference) {
 
 // Large odd views, on both sides of the production tile kernels' choice of shape by size (large
 // unaligned u8 views of at least 2048 rows take a shape of their own on the H100 80GB HBM3,
-// tuning.hpp: 4099 x 8193 and its padded form do on one of up to 138 SMs), for the kernels that
-// choose ("tile", "auto"): 17-34 M elements each.
+// tuning.hpp: 4099 x 8193 and its padded forms do on one of up to 138 SMs: output rows packed
+// (4099), padded (4111), and 16-byte aligned but 16 bytes off 32-byte sectors (4112, which the
+// production rule sends to the unaligned shapes)), for the kernels that choose ("tile", "auto"):
+// 17-34 M elements each.
 TEST_P(TransposeCudaKernel, LargeOddShapesMatchReference) {
   if (!takes_tile_walk()) GTEST_SKIP() << "the large shapes are the tile kernels' (\"tile\", \"auto\")";
-  expect_all({{4099, 4097}, {4099, 8193}, {2047, 8193}, {4099, 8193, 8200, 4111}});
+  expect_all({{4099, 4097}, {4099, 8193}, {2047, 8193}, {4099, 8193, 8200, 4111}, {4099, 8193, 8208, 4112}});
 }
 
 // Aligned views with enough tiles for each size's large aligned shape (more than 4 large tiles per
 // SM on up to 160 SMs; 8-byte elements: the element form's square and wide shapes), packed and
-// padded to aligned leading dimensions. On an H200 the f32 ones take that device's own large
-// shape (tuning.hpp, DeviceTileTuningF32). 4-34 M elements; the tile kernels only.
+// padded to aligned leading dimensions. On an H200 the f16 and f32 ones take that device's own
+// large shapes (tuning.hpp, DeviceTileTuning). 4-34 M elements; the tile kernels only.
 TEST_P(TransposeCudaKernel, LargeAlignedShapesMatchReference) {
   if (!takes_tile_walk()) GTEST_SKIP() << "the large shapes are the tile kernels' (\"tile\", \"auto\")";
   expect_all({{2048, 2112}, {2112, 2048, 2048 + 64, 2112 + 32}, {8192, 4096}});
