@@ -59,12 +59,14 @@ struct DeviceTileTuning<4> {
   static constexpr int kRows = 64, kCols = 64, kThreads = 256, kMinBlocks = 4;
   static constexpr const char* kMeasuredFasterOn = "NVIDIA H200";  // the start of the device name
 };
-// f16. 2026-11-24, us, `tile` against memcpy, alternating processes (docs/kernels.md v26;
-// bench/results/2026-11-24-nvidia-h200-v26-experiments.txt):
+// f16. 2026-11-23, us, `tile` against memcpy, alternating processes (docs/kernels.md v26;
+// bench/results/2026-11-23-nvidia-h{200,100}-v26-experiments.txt):
 //   H200, 2 rounds: 16384^2 274.1-274.3 -> 266.2-266.4 (93.6-93.9 -> 96.4% of memcpy), 8192^2
 //   71.9 -> 70.1, 256 x 256 batch 1024 69.4-70.8 -> 68.9, 3136 x 256 batch 64 54.4-54.8 ->
 //   53.6-54.3, 256 x 3136 batch 64 56.7-56.8 -> 52.7-53.7 (90.6-91.2 -> 97.4-98.1%).
-//   H100: not yet measured at 4 blocks (call 3 of v26 measures it).
+//   H100, 2 rounds, where it loses (call 3): 16384^2 374.0-374.2 -> 375.3, 8192^2 96.2-96.4 ->
+//   97.1-97.2, 256 x 256 batch 1024 93.2 -> 94.0-94.1, 3136 x 256 72.4-72.8 -> 73.2-73.4,
+//   256 x 3136 72.5-72.7 -> 73.1-73.2.
 // (The entry above was measured on an H200 on 2026-11-22 too, when 4 blocks ran 89% against 93-97.)
 template <>
 struct DeviceTileTuning<2> {
