@@ -17,7 +17,8 @@
 // aligned 16-byte vectors and each row's misalignment is undone in registers, between
 // neighbouring lanes (shuffles and funnel shifts). Unaligned views use an instantiation of their
 // own (TileShape's General: UnalignedTileTuning's shapes and, for large u8 views of many rows,
-// UnalignedTallU8Tuning's; longer output row segments, a halo row block above the tile); in it,
+// UnalignedTallU8Tuning's; longer output row segments, a halo row block above the tile, or for u8
+// transposed beside it); in it,
 // full tiles inside the view take an unmasked variant of the general form where the tuning says
 // so (load_realigned_full / store_realigned_full), which stores every aligned vector inside an
 // output row whole; views of few row tiles whose last row tile is partial take an instantiation
@@ -93,9 +94,15 @@ struct TileShape {
   static constexpr int kStoresPerThread = kRowBlocks * kWordsPerRow / kThreads;
   // Unaligned shapes keep the previous row tile's last row block above the tile (its "halo"):
   // each output row segment's first aligned vector straddles the two tiles, and the tile that
-  // stores it whole needs both parts (store_realigned_full).
+  // stores it whole needs both parts (store_realigned_full). u8 shapes keep it transposed beside
+  // the tile instead (kHaloTransposed, halo_column_offset), as the output vectors the first lane
+  // of each output row reads whole; the others keep it as tile rows -V..-1.
   static constexpr int kHaloRows = General ? kPerVector : 0;
-  static constexpr int kTileBytes = (kHaloRows + kRows) * kCols * Size;
+  static constexpr bool kHaloTransposed = General && Size == 1;
+  static constexpr int kTileHaloRows = kHaloTransposed ? 0 : kHaloRows;  // halo rows inside the swizzled tile
+  static constexpr int kTileBytes = (kTileHaloRows + kRows) * kCols * Size;
+  // The transposed halo: 16 bytes per tile column, and 16 more after every 16 columns (banks).
+  static constexpr int kSharedBytes = kTileBytes + (kHaloTransposed ? (kCols + kCols / 16) * 16 : 0);
   using Word = typename Element<kWordBytes>::type;
   static_assert(kLoadsPerThread * kThreads == kRows * kVectorsPerRow, "loads divide evenly");
   static_assert(kStoresPerThread * kThreads == kRowBlocks * kWordsPerRow, "stores divide evenly");
@@ -103,7 +110,8 @@ struct TileShape {
   // Output row segments are whole 16-byte vectors, so every row tile of an output row starts at the
   // same misalignment (`head`), which SegmentOwnership relies on.
   static_assert(kRows % kPerVector == 0 && kCols % kPerVector == 0, "segments are whole 16-byte vectors");
-  static_assert(kTileBytes <= 48 * 1024, "the tile is static shared memory");
+  static_assert(kSharedBytes <= 48 * 1024, "the tile is static shared memory");
+  static_assert(!kHaloTransposed || (kHaloRows == 16 && kVectorsPerRow <= 32), "a halo column is one vector");
   static_assert(kHaloRows * kVectorsPerRow <= kThreads, "one halo load per thread at most");
   static_assert(General || !kUnmasked, "the unmasked form is for unaligned shapes");
 };
@@ -126,11 +134,11 @@ __device__ __forceinline__ int swizzle(int r, int w) {
   return w ^ (((r / S::kPerVector) * S::kWordsPerVector) & (S::kWordsPerRow - 1));
 }
 
-// Byte offset in shared memory of element (r, c) of the tile; r from -kHaloRows (the halo).
+// Byte offset in shared memory of element (r, c) of the tile; r from -kTileHaloRows (the halo).
 template <class S>
 __device__ __forceinline__ int tile_offset(int r, int c) {
   constexpr int Size = S::kSize;
-  const int p = r + S::kHaloRows;  // the physical row
+  const int p = r + S::kTileHaloRows;  // the physical row
   const int w = swizzle<S>(p, c / S::kPerWord);
   return (p * S::kWordsPerRow + w) * S::kWordBytes + (c % S::kPerWord) * Size;
 }
@@ -210,7 +218,7 @@ struct MicroBlock {
   // Row block -1 is the halo.
   __device__ __forceinline__ MicroBlock(const uint8_t* tile, int row_block_, int word_col_)
       : row_block(row_block_), word_col(word_col_) {
-    const int p = row_block * S::kPerVector + S::kHaloRows;  // the physical row
+    const int p = row_block * S::kPerVector + S::kTileHaloRows;  // the physical row
     const int w = swizzle<S>(p, word_col);
 #pragma unroll
     for (int e = 0; e < S::kPerVector; ++e)
@@ -231,6 +239,32 @@ __device__ __forceinline__ void read_halo(const uint8_t* tile, const MicroBlock<
 #pragma unroll
     for (int e = 0; e < S::kPerVector; ++e) halo[e] = above.words[e];
   }
+}
+
+// Shapes with kHaloTransposed keep the halo beside the tile, transposed: tile column c's 16 halo
+// bytes (rows -16..-1) are the output vector that the first lane of output row c needs
+// (read_halo_vector), one 16-byte shared load instead of 16 word loads and 12 byte permutes per
+// micro-block column (ncu: the u8 kernels issue-bound in part; docs/kernels.md v26). After every
+// 16 columns 16 bytes are skipped, so that the lanes of a halo row, which write bytes of columns
+// 16 apart (store_halo_transposed), meet different banks.
+template <class S>
+__device__ __forceinline__ int halo_column_offset(int c) {
+  return S::kTileBytes + (c + (c >> 4)) * 16;
+}
+
+// A lane's realigned vector of halo row h (0..15, tile row h - 16), tile columns [16 lane, 16 lane
+// + 16), byte by byte into the transposed halo.
+template <class S>
+__device__ __forceinline__ void store_halo_transposed(uint8_t* shared, int h, int lane, uint4 v) {
+  uint8_t* at = shared + halo_column_offset<S>(lane * 16) + h;  // columns 16 lane + i are 16 i further
+  const uint32_t words[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+  for (int i = 0; i < 16; ++i) at[i * 16] = static_cast<uint8_t>(words[i >> 2] >> ((i & 3) * 8));
+}
+
+template <class S>
+__device__ __forceinline__ uint4 read_halo_vector(const uint8_t* shared, int c) {
+  return *reinterpret_cast<const uint4*>(shared + halo_column_offset<S>(c));
 }
 
 // Steps 2 and 3, fast form: micro-blocks of V rows x K columns, row block fastest across the
@@ -374,6 +408,21 @@ __device__ __forceinline__ void store_realigned_chunk(uint8_t* tile, int r, int 
   if (store) *reinterpret_cast<uint4*>(tile + tile_offset<S>(r, lane * S::kPerVector)) = funnel_bytes(chunk, next, head);
 }
 
+// store_realigned_chunk for a halo row r (-kHaloRows..-1): into the swizzled tile, or transposed
+// beside it (kHaloTransposed).
+template <class S>
+__device__ __forceinline__ void store_halo_chunk(uint8_t* shared, int r, int lane, uint4 chunk, uint4 after, int head,
+                                                 bool store) {
+  if constexpr (S::kHaloTransposed) {
+    constexpr int kGroup = S::kVectorsPerRow;
+    uint4 next = shuffle_down<kGroup>(chunk, 1);
+    if (lane == kGroup - 1) next = after;
+    if (store) store_halo_transposed<S>(shared, r + S::kHaloRows, lane, funnel_bytes(chunk, next, head));
+  } else {
+    store_realigned_chunk<S>(shared, r, lane, chunk, after, head, store);
+  }
+}
+
 // Step 1, general form: tile rows [0, rows_here); the input view spans [view_begin, view_end).
 // A tile row's lanes are kVectorsPerRow consecutive lanes (slot order), lane l holding vector l.
 // Loads go in batches of Batch per thread (the last lane of a row two per slot): all of a tile's
@@ -438,7 +487,7 @@ __device__ __forceinline__ void load_halo(const uint8_t* __restrict__ src, int64
   if (mine && lane * 16 < row_end) chunk = load_chunk<Size>(first_chunk + lane * 16, view_begin, view_end);
   if (mine && lane == kGroup - 1 && kGroup * 16 < row_end)
     after = load_chunk<Size>(first_chunk + kGroup * 16, view_begin, view_end);
-  store_realigned_chunk<S>(tile, r, lane, chunk, after, head, mine);
+  store_halo_chunk<S>(tile, r, lane, chunk, after, head, mine);
 }
 
 // Which bytes of an output row segment a tile stores. The segment starts `head` bytes into an
@@ -475,7 +524,7 @@ __device__ __forceinline__ void store_realigned(const uint8_t* tile, uint8_t* __
     const MicroBlock<S> block(tile, threadIdx.x + k * S::kThreads);
     const int row_block = block.row_block;
     typename S::Word halo[S::kPerVector];
-    if constexpr (S::kHaloRows > 0) read_halo<S>(tile, block, takes_halo, halo);
+    if constexpr (S::kHaloRows > 0 && !S::kHaloTransposed) read_halo<S>(tile, block, takes_halo, halo);
 #pragma unroll
     for (int column = 0; column < S::kPerWord; ++column) {
       const int c = block.word_col * S::kPerWord + column;
@@ -484,7 +533,9 @@ __device__ __forceinline__ void store_realigned(const uint8_t* tile, uint8_t* __
       if (c >= cols_here) continue;
       uint8_t* row = dst + c * ld_bytes;
       const int head = static_cast<int>(reinterpret_cast<uintptr_t>(row) & 15);
-      if constexpr (S::kHaloRows > 0) {
+      if constexpr (S::kHaloTransposed) {
+        if (row_block == 0 && takes_halo) before = read_halo_vector<S>(tile, c);
+      } else if constexpr (S::kHaloRows > 0) {
         if (row_block == 0 && takes_halo) before = gather_column<S>(halo, column);
       }
       const SegmentOwnership own(head, segment, S::kRows * Size, takes_halo, last_row_tile);
@@ -560,8 +611,8 @@ __device__ __forceinline__ void load_realigned_full(const uint8_t* __restrict__ 
         funnel_bytes(chunk[k], next, head[k]);
   }
   if constexpr (S::kHaloRows > 0)
-    store_realigned_chunk<S>(tile, static_cast<int>(threadIdx.x) / kGroup - S::kHaloRows, lane, halo_chunk, halo_after,
-                             halo_head, halo_lane);
+    store_halo_chunk<S>(tile, static_cast<int>(threadIdx.x) / kGroup - S::kHaloRows, lane, halo_chunk, halo_after,
+                        halo_head, halo_lane);
 }
 
 // Steps 2 and 3 for a full tile of an unaligned shape: every lane stores one whole aligned vector
@@ -586,13 +637,18 @@ __device__ __forceinline__ void store_realigned_full(const uint8_t* tile, uint8_
     const MicroBlock<S> block(tile, threadIdx.x + k * S::kThreads);
     uint8_t* row = dst + block.word_col * S::kPerWord * ld_bytes;
     typename S::Word halo[S::kPerVector];
-    read_halo<S>(tile, block, takes_halo, halo);
+    if constexpr (!S::kHaloTransposed) read_halo<S>(tile, block, takes_halo, halo);
 #pragma unroll
     for (int column = 0; column < S::kPerWord; ++column, row += ld_bytes) {
       const uint4 v = gather_column<S>(block.words, column);
       uint4 before = shuffle_up<kGroup>(v, 1);
       const int head = static_cast<int>(reinterpret_cast<uintptr_t>(row) & 15);
-      if (block.row_block == 0 && takes_halo) before = gather_column<S>(halo, column);
+      if (block.row_block == 0 && takes_halo) {
+        if constexpr (S::kHaloTransposed)
+          before = read_halo_vector<S>(tile, block.word_col * S::kPerWord + column);
+        else
+          before = gather_column<S>(halo, column);
+      }
       uint8_t* first_vector = row - head;
       const uint4 aligned = funnel_bytes(before, v, 16 - head);
       if (block.row_block != 0 || takes_halo || head == 0) {
@@ -620,7 +676,7 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
                           uintptr_t in_begin, uintptr_t in_end) {
   constexpr int Size = S::kSize;
   // The swizzled tile, the same for both forms (unaligned shapes: with the halo above it).
-  __shared__ __align__(16) uint8_t tile[S::kTileBytes];
+  __shared__ __align__(16) uint8_t tile[S::kSharedBytes];
 
   for_each_tile<S::kRows, S::kCols, Walk>(m, [&](const TileAt& at) {
     const int rows_here = at.rows_here, cols_here = at.cols_here;
