@@ -111,7 +111,7 @@ struct TileShape {
   // same misalignment (`head`), which SegmentOwnership relies on.
   static_assert(kRows % kPerVector == 0 && kCols % kPerVector == 0, "segments are whole 16-byte vectors");
   static_assert(kSharedBytes <= 48 * 1024, "the tile is static shared memory");
-  static_assert(!kHaloTransposed || (kHaloRows == 16 && kVectorsPerRow <= 32), "a halo column is one vector");
+  static_assert(!kHaloTransposed || kHaloRows == 16, "a transposed halo column is one output vector");
   static_assert(kHaloRows * kVectorsPerRow <= kThreads, "one halo load per thread at most");
   static_assert(General || !kUnmasked, "the unmasked form is for unaligned shapes");
 };
@@ -232,6 +232,7 @@ struct MicroBlock {
 template <class S>
 __device__ __forceinline__ void read_halo(const uint8_t* tile, const MicroBlock<S>& block, bool needed,
                                           typename S::Word (&halo)[S::kPerVector]) {
+  static_assert(!S::kHaloTransposed, "a transposed halo is read by read_halo_vector");
 #pragma unroll
   for (int e = 0; e < S::kPerVector; ++e) halo[e] = typename S::Word{};
   if (needed && block.row_block == 0) {
@@ -675,7 +676,8 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
     tile_transpose_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out, MatrixView m,
                           uintptr_t in_begin, uintptr_t in_end) {
   constexpr int Size = S::kSize;
-  // The swizzled tile, the same for both forms (unaligned shapes: with the halo above it).
+  // The swizzled tile, the same for both forms (unaligned shapes: with the halo above it, or for
+  // u8 transposed after it).
   __shared__ __align__(16) uint8_t tile[S::kSharedBytes];
 
   for_each_tile<S::kRows, S::kCols, Walk>(m, [&](const TileAt& at) {

@@ -67,7 +67,8 @@ struct DeviceTileTuning<4> {
 //   H100, 2 rounds, where it loses (call 3): 16384^2 374.0-374.2 -> 375.3, 8192^2 96.2-96.4 ->
 //   97.1-97.2, 256 x 256 batch 1024 93.2 -> 94.0-94.1, 3136 x 256 72.4-72.8 -> 73.2-73.4,
 //   256 x 3136 72.5-72.7 -> 73.1-73.2.
-// (The entry above was measured on an H200 on 2026-11-22 too, when 4 blocks ran 89% against 93-97.)
+// (TileTuning<2, false>'s notes come from an H200 on 2026-11-22, when 4 blocks ran 89% against
+// 93-97; the kernel has changed since, v8-v15.)
 template <>
 struct DeviceTileTuning<2> {
   static constexpr int kRows = 64, kCols = 128, kThreads = 256, kMinBlocks = 4;
