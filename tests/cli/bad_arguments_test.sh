@@ -212,6 +212,21 @@ else
   sed 's/^/    | /' "$scratch/stdout" "$scratch/stderr" "$scratch/rounds.json"
 fi
 
+# CSV carries the rounds and each variant's launch gate (false on the CPU) before the note.
+cases=$((cases + 1))
+status=0
+timeout 10 "$xpose" bench --device cpu --rows 33 --cols 17 --dtype u8 --reps 5 --warmup 1 --rounds 9 \
+  --kernels blocked,reference --no-progress --format csv --output "$scratch/rounds.csv" \
+  >"$scratch/stdout" 2>"$scratch/stderr" </dev/null || status=$?
+if [ "$status" -eq 0 ] && head -1 "$scratch/rounds.csv" | grep -q ',cache_resident,rounds,launch_gate,note$' &&
+   [ "$(grep -c ',5,false,$' "$scratch/rounds.csv")" -eq 3 ]; then
+  echo "ok   rounds_and_launch_gate_in_csv"
+else
+  failures=$((failures + 1))
+  echo "FAIL rounds_and_launch_gate_in_csv: exit status $status"
+  sed 's/^/    | /' "$scratch/stdout" "$scratch/stderr" "$scratch/rounds.csv"
+fi
+
 # A suite of padded views: each line's own padding (an explicit 0 included), --pad-out for the
 # lines without one, every case verified (padding left untouched) and labelled with its padding.
 cases=$((cases + 1))

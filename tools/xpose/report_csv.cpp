@@ -16,10 +16,11 @@ class CsvWriter final : public ReportWriter {
   void begin(const RunInfo& info) override {
     device_ = xpose::to_string(info.device.device);
     device_name_ = info.device.name;
+    rounds_ = std::to_string(info.rounds);
     write_row({"device", "device_name", "case", "rows", "cols", "dtype", "batch", "ld_in", "ld_out",
                "bytes", "kernel", "chosen_kernel", "transposes", "status", "median_us", "min_us",
                "max_us", "gbps", "pct_memcpy", "speedup_vs_naive", "runs", "buffer_pairs",
-               "cache_resident", "note"});
+               "cache_resident", "rounds", "launch_gate", "note"});
   }
 
   void add_case(const CaseResult& result) override {
@@ -27,7 +28,7 @@ class CsvWriter final : public ReportWriter {
     const bool permute = bench_case.kind == BenchCase::Kind::permute;
     if (result.variants.empty()) {
       write_row({device_, device_name_, bench_case.label(), "", "", "", "", "", "", "", "", "", "",
-                 to_string(result.outcome), "", "", "", "", "", "", "", "", "", result.note});
+                 to_string(result.outcome), "", "", "", "", "", "", "", "", "", "", "", result.note});
       return;
     }
     // A permute case has no rows, cols, batch or leading dimensions: its label names the dims.
@@ -49,7 +50,8 @@ class CsvWriter final : public ReportWriter {
                  variant.percent_of_memcpy >= 0 ? fixed_decimals(variant.percent_of_memcpy, 2) : "",
                  variant.speedup_vs_naive >= 0 ? fixed_decimals(variant.speedup_vs_naive, 3) : "",
                  std::to_string(variant.seconds.size()), std::to_string(result.buffer_pairs),
-                 result.cache_resident ? "true" : "false", variant.note});
+                 result.cache_resident ? "true" : "false", rounds_, variant.launch_gate ? "true" : "false",
+                 variant.note});
     }
     out_ << std::flush;
   }
@@ -63,7 +65,7 @@ class CsvWriter final : public ReportWriter {
   }
 
   std::ostream& out_;
-  std::string device_, device_name_;
+  std::string device_, device_name_, rounds_;
 };
 
 }  // namespace
