@@ -158,8 +158,9 @@ void time_round(BenchDevice& device, const Plan& plan, const CaseBuffers& buffer
 }
 
 // The timed runs of every runnable variant, in `rounds` rounds that alternate between the
-// variants (each round starting one variant later), so that a slow drift of the device (clocks,
-// temperature) falls on every variant alike instead of on whichever ran last. The first round has
+// variants (each round starting one variant later), so that effects of a variant's position in
+// the run (the slow first launches of a gated burst, bench_command.cpp; a drift of clocks or
+// temperature) fall on every variant alike instead of on whichever ran last. The first round has
 // the full warm-up; later rounds one warm-up run, after the other variants' runs. Round r takes
 // reps / rounds timed runs (the first reps % rounds rounds one more), and a budget is shared
 // equally by the rounds.
