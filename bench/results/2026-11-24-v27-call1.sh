@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prepared in v26 for the next session, not yet run (the device budget was spent). H100:
+# H100, v27 call 1 (prepared in v26, run on 2026-11-24 at 8c8d4da):
 # (1) the address probe on 8191 x 8193 u8 at HEAD (16 placements of the buffers), to confirm that
 # the transposed u8 halo (v26) meets 95% of memcpy on every placement, as v22's probe found it
 # did not before (15 of 26 below); (2) the shapes2d suite at HEAD once more.
