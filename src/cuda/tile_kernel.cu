@@ -118,6 +118,7 @@ struct TileShape {
 template <int Size, bool Compact> using AlignedShape = TileShape<Size, TileTuning<Size, Compact>, false>;
 template <int Size, bool Compact> using UnalignedShape = TileShape<Size, UnalignedTileTuning<Size, Compact>, true>;
 using UnalignedTallU8Shape = TileShape<1, UnalignedTallU8Tuning, true>;
+using UnalignedPartialRowsU8Shape = TileShape<1, UnalignedPartialRowsU8Tuning, true>;
 template <int Size> using DeviceShape = TileShape<Size, DeviceTileTuning<Size>, false>;
 
 // 16 bytes seen as a vector or as its elements.
@@ -736,6 +737,13 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
   });
 }
 
+// Whether a view has few row tiles of shape S, the last of them partial: what the partial-row
+// instantiation is for (tuning.hpp, kPartialFormMaxRowTiles).
+template <class S>
+bool few_row_tiles_last_partial(const detail::Transpose2D& p) {
+  return p.rows % S::kRows != 0 && ceil_div(p.rows, S::kRows) <= kPartialFormMaxRowTiles;
+}
+
 template <class S>
 Status launch_shape(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
   const int64_t row_tiles = ceil_div(p.rows, S::kRows), col_tiles = ceil_div(p.cols, S::kCols);
@@ -745,8 +753,7 @@ Status launch_shape(const void* in, void* out, const detail::Transpose2D& p, gpu
   const auto* src = static_cast<const uint8_t*>(in);
   auto* dst = static_cast<uint8_t*>(out);
   const uintptr_t begin = reinterpret_cast<uintptr_t>(in), end = begin + p.input_extent() * S::kSize;
-  // Views of few row tiles whose last row tile is partial (tuning.hpp, kPartialFormMaxRowTiles).
-  const bool partial_rows = p.rows % S::kRows != 0 && row_tiles <= kPartialFormMaxRowTiles;
+  const bool partial_rows = few_row_tiles_last_partial<S>(p);
   const auto run = [&](auto walk_constant, auto partial_constant) {
     tile_transpose_kernel<S, decltype(walk_constant)::value, decltype(partial_constant)::value>
         <<<grid, S::kThreads, 0, stream>>>(src, dst, view_of(p), begin, end);
@@ -789,6 +796,16 @@ bool takes_tall_u8_shape(const detail::Transpose2D& p) {
          gpu::device_model_is(T::kMeasuredFasterOn);
 }
 
+// Whether an unaligned u8 view takes the partial-row u8 shape: the views that take the large u8
+// shape and have few row tiles of it, the last partial (tuning.hpp, UnalignedPartialRowsU8Tuning).
+bool takes_partial_rows_u8_shape(const detail::Transpose2D& p) {
+  using Large = UnalignedShape<1, false>;
+  static_assert(UnalignedPartialRowsU8Shape::kRows == Large::kRows && UnalignedPartialRowsU8Shape::kCols == Large::kCols,
+                "the large shape's tile, so the compact rule and the row tiles count the same");
+  static_assert(UnalignedPartialRowsU8Shape::kPartialRowsForm && !Large::kPartialRowsForm, "one shape each");
+  return !too_few_large_tiles<Large>(p) && few_row_tiles_last_partial<Large>(p);
+}
+
 // Whether an aligned view takes the device model's own large shape for its element size
 // (tuning.hpp, DeviceTileTuning): the views that take the large shape, on the device model it was
 // measured faster on.
@@ -822,9 +839,12 @@ Status launch(const void* in, void* out, const detail::Transpose2D& p, gpu::Stre
     // 16-byte elements are always aligned: Plan::execute rejects pointers not aligned to the element.
     if constexpr (Size == 16) return detail::fail(Status::internal_error, "a 16-byte element view that is not 16-byte aligned");
     else {
-      // u8 views of many rows: the tall shape (tuning.hpp).
-      if constexpr (Size == 1)
+      // u8 views of many rows: the tall shape; of few row tiles, the last partial: the shape with
+      // the partial-row instantiation, which the large u8 shape lacks (tuning.hpp).
+      if constexpr (Size == 1) {
         if (takes_tall_u8_shape(p)) return launch_shape<UnalignedTallU8Shape>(in, out, p, stream);
+        if (takes_partial_rows_u8_shape(p)) return launch_shape<UnalignedPartialRowsU8Shape>(in, out, p, stream);
+      }
       return launch_family<UnalignedShape, Size>(in, out, p, stream);
     }
   }

@@ -88,7 +88,8 @@ template <> struct TileTuning<16, true> { static constexpr int kRows = 16, kCols
 // general form's unmasked variant (load_realigned_full / store_realigned_full). kPartialRowsForm:
 // whether views of few row tiles whose last row tile is partial take an instantiation in which
 // that tile, where it spans the tile's width, loads as the unmasked variant does (its halo in the
-// same batch) and stores as the masked form (kPartialFormMaxRowTiles, below).
+// same batch) and stores as the masked form (kPartialFormMaxRowTiles, below); the large u8 shape
+// has none, and such u8 views take a shape of their own (UnalignedPartialRowsU8Tuning).
 // What decided these views before v15 was the output side: with the input's leading dimension
 // padded to 16 bytes and the output's left odd, 8191 x 8193 ran as slowly as with both odd, and with the
 // output's padded as fast as aligned (u8 84 / 93, f16 89 / 94, f32 92 / 94.5 % of memcpy;
@@ -127,7 +128,20 @@ template <> struct TileTuning<16, true> { static constexpr int kRows = 16, kCols
 // (12345 x 6789); f32 64 x 128 at 512 threads slower (192.2, 242.8).
 // The compact shapes follow the large ones' choice of form (not measured on their own).
 template <int Size, bool Compact> struct UnalignedTileTuning;
-template <> struct UnalignedTileTuning<1, false> { static constexpr int kRows = 128, kCols = 128, kThreads = 256, kMinBlocks = 3; static constexpr bool kUnmasked = true, kPartialRowsForm = true; };
+// u8 at 4 blocks per SM (v27, 2026-11-24; 64 registers, no spills, 32 warps per SM against 24;
+// bench/results/2026-11-24-nvidia-h{200,100}-v27-experiments.txt, us, 3 -> 4 blocks, two
+// alternating rounds): H200 8191 x 8193 46.4-46.9 -> 44.6-44.7 (82.3 -> 85.2-85.5% of memcpy),
+// 12345 x 6789 57.1-57.6 -> 53.5-54.1, 16383 x 16385 166.0-166.3 -> 159.4-160.3, 4099 x 8193 27.1-27.2
+// -> 25.3-25.4, 2049 x 8193 16.7-16.8 -> 15.7-15.8, 3001 x 5003 16.0 -> 15.0, 1000003 x 300 226.0-226.3
+// -> 206.8-207.3, 100003 x 1000 72.0-73.0 -> 70.7-71.6, 43408 x 1216 36.8 -> 35.4-35.5 (ncu on
+// 8191 x 8193: issue slots 46% busy, long-scoreboard stalls first at 36% warps active, so more
+// warps, not fewer instructions); H100 2049 x 8193 18.0 -> 17.8, 3001 x 5003 17.2 -> 16.6, the
+// views that take the tall shape there unchanged. At 4 blocks the partial-row instantiation spills
+// (12-16 bytes) and views of few row tiles lost: H200 1000 x 200003 125.0-125.3 -> 145.9-146.2, 300 x
+// 1000003 224.5-225.4 -> 250.6-251.5; H100 149.2-149.6 -> 161.8-162.0, 249.6-250.2 -> 274.2-274.5.
+// So this shape has no partial-row instantiation, and those views take UnalignedPartialRowsU8Tuning
+// (below), the 3-block shape they ran at before.
+template <> struct UnalignedTileTuning<1, false> { static constexpr int kRows = 128, kCols = 128, kThreads = 256, kMinBlocks = 4; static constexpr bool kUnmasked = true, kPartialRowsForm = false; };
 template <> struct UnalignedTileTuning<2, false> { static constexpr int kRows = 128, kCols = 128, kThreads = 512, kMinBlocks = 2; static constexpr bool kUnmasked = true, kPartialRowsForm = true; };
 template <> struct UnalignedTileTuning<4, false> { static constexpr int kRows = 128, kCols = 64, kThreads = 256, kMinBlocks = 2; static constexpr bool kUnmasked = true, kPartialRowsForm = true; };
 
@@ -157,6 +171,14 @@ struct UnalignedTallU8Tuning {
   static constexpr int64_t kMinRows = 2048;
   static constexpr int kMinTilesPerSm = 8;
   static constexpr const char* kMeasuredFasterOn = "H100 80GB HBM3";  // the device name it was measured on
+};
+
+// The u8 shape for views of few row tiles whose last row tile is partial (kPartialFormMaxRowTiles,
+// below), which the large u8 shape above does not serve: its tile at 3 blocks per SM (80
+// registers), with the partial-row instantiation (see UnalignedTileTuning<1, false>).
+struct UnalignedPartialRowsU8Tuning {
+  static constexpr int kRows = 128, kCols = 128, kThreads = 256, kMinBlocks = 3;
+  static constexpr bool kUnmasked = true, kPartialRowsForm = true;
 };
 
 // What the aligned family needs of output rows besides 16-byte vectors: that they start on whole

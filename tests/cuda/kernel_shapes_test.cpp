@@ -100,12 +100,12 @@ TEST_P(TransposeCudaKernel, TallShapesMatchReference) {
   expect_all({{70001, 300}, {70001, 301}, {70001, 300, 304, 70011}, {40001, 129, 0, 0, 2}});
 }
 
-// Large odd views, on both sides of the production tile kernels' choice of shape by size (large
-// unaligned u8 views of at least 2048 rows take a shape of their own on the H100 80GB HBM3,
-// tuning.hpp: 4099 x 8193 and its padded forms do on one of up to 138 SMs: output rows packed
-// (4099), padded (4111), and 16-byte aligned but 16 bytes off 32-byte sectors (4112, which the
-// production rule sends to the unaligned shapes)), for the kernels that choose ("tile", "auto"):
-// 17-34 M elements each.
+// Large odd views, on both sides of the production tile kernels' choice of shape by size, for the
+// kernels that choose ("tile", "auto"); 17-34 M elements each. Large unaligned u8 views of at least
+// 2048 rows take a shape of their own on the H100 80GB HBM3 (tuning.hpp): 4099 x 8193 and its
+// padded forms do on one of up to 138 SMs, with output rows packed (4099), padded (4111), and
+// 16-byte aligned but 16 bytes off 32-byte sectors (4112, which the production rule sends to the
+// unaligned shapes). 2047 x 8193 takes the large u8 shape on any GPU, its last row tile partial.
 TEST_P(TransposeCudaKernel, LargeOddShapesMatchReference) {
   if (!takes_tile_walk()) GTEST_SKIP() << "the large shapes are the tile kernels' (\"tile\", \"auto\")";
   expect_all({{4099, 4097}, {4099, 8193}, {2047, 8193}, {4099, 8193, 8200, 4111}, {4099, 8193, 8208, 4112}});
@@ -122,7 +122,8 @@ TEST_P(TransposeCudaKernel, LargeAlignedShapesMatchReference) {
 
 // Views of few row tiles whose last row tile is partial (tuning.hpp, kPartialFormMaxRowTiles): for
 // the unaligned shapes of 1-, 2- and 4-byte elements, an instantiation of their own, in which the
-// last row tile's tiles inside the view load as full tiles do. Odd and padded leading dimensions;
+// last row tile's tiles inside the view load as full tiles do (u8: a shape of its own,
+// UnalignedPartialRowsU8Tuning, as the large u8 shape has no such instantiation). Odd and padded leading dimensions;
 // last row tiles of 44, 104 and 1 rows of the large shapes (300, 1000 and 129 rows; wide enough
 // for them: more than 4 tiles per SM on up to 160 SMs), batches, and views small enough for
 // XPOSE_TEST_SMALL (the sanitizer runs), which take the compact shapes.
