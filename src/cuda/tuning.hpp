@@ -153,8 +153,13 @@ template <> struct UnalignedTileTuning<4, false> { static constexpr int kRows = 
 // 82.4-82.6 (79.6 -> 88.4), 1000003 x 300 264.4 -> 252.6-253.1 (77.4 -> 81.0), 8191 x 8193
 // 55.4-56.1 -> 55.0-55.4 (93.0-93.9 -> 93.9-94.4), 12345 x 6789 67.1-67.4 -> 67.2-67.6 (a tie).
 // Views with few tiles of it lose: 2049 x 8193 18.7-18.8 -> 19.9-20.2 (4.4 tiles per SM), 3001 x
-// 5003 18.0-18.1 -> 19.5-19.7 (3.6 per SM), hence kMinTilesPerSm (8: the winners have 15.8 or more;
-// the threshold between was not measured). Views of few rows lose too (300 x 1000003: 78.1 ->
+// 5003 18.0-18.1 -> 19.5-19.7 (3.6 per SM), hence kMinTilesPerSm (8 then: the winners had 15.8 or
+// more). Against the large u8 shape at 4 blocks per SM (v27, H100, 2026-11-24, us, large -> tall,
+// two alternating rounds; calls 5 and 9 of bench/results/2026-11-24-nvidia-h100-v27-experiments.txt;
+// tall tiles per SM on 132 SMs in brackets): 4099 x 8193 (8.4) 30.3-30.5 -> 31.2-31.4, 2049 x 16385
+// (8.8) 30.4-31.1 -> 31.3-31.6, but 5121 x 8193 (9.8) 40.1-40.2 -> 37.0, 3001 x 16385 (11.7)
+// 46.8-47.3 -> 42.4-42.6, 6143 x 8193 (11.8) 47.1-47.3 -> 42.8-42.9, 8191 x 8193 (15.8) 62.9-63.5 ->
+// 53.9-54.0, 12345 x 6789 (20.0) 75.4-76.1 -> 66.1; hence 9. Views of few rows lose too (300 x 1000003: 78.1 ->
 // 67%, v18's call 7; its second row tile of 256 holds 44 rows), hence kMinRows.
 // On an H200 it loses where the H100 gains (2026-11-23, the shapes2d and tall2d suites at
 // 19981d7 without it and at f327dc4 with it, bench/results/...-h200-{shapes2d,tall2d}-v19{,c}.*):
@@ -169,7 +174,7 @@ struct UnalignedTallU8Tuning {
   static constexpr int kRows = 256, kCols = 128, kThreads = 512, kMinBlocks = 2;
   static constexpr bool kUnmasked = true, kPartialRowsForm = false;
   static constexpr int64_t kMinRows = 2048;
-  static constexpr int kMinTilesPerSm = 8;
+  static constexpr int kMinTilesPerSm = 9;
   static constexpr const char* kMeasuredFasterOn = "H100 80GB HBM3";  // the device name it was measured on
 };
 

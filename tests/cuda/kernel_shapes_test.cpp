@@ -101,14 +101,15 @@ TEST_P(TransposeCudaKernel, TallShapesMatchReference) {
 }
 
 // Large odd views, on both sides of the production tile kernels' choice of shape by size, for the
-// kernels that choose ("tile", "auto"); 17-34 M elements each. Large unaligned u8 views of at least
-// 2048 rows take a shape of their own on the H100 80GB HBM3 (tuning.hpp): 4099 x 8193 and its
-// padded forms do on one of up to 138 SMs, with output rows packed (4099), padded (4111), and
-// 16-byte aligned but 16 bytes off 32-byte sectors (4112, which the production rule sends to the
-// unaligned shapes). 2047 x 8193 takes the large u8 shape on any GPU, its last row tile partial.
+// kernels that choose ("tile", "auto"); 17-42 M elements each. Large unaligned u8 views of at least
+// 2048 rows and 9 tall tiles per SM take a shape of their own on the H100 80GB HBM3 (tuning.hpp):
+// 5121 x 8193 and its padded forms do on one of up to 138 SMs, with output rows packed (5121),
+// padded (5131), and 16-byte aligned but 16 bytes off 32-byte sectors (5136, which the production
+// rule sends to the unaligned shapes). 4099 x 8193 (8.4 tall tiles per SM on 132 SMs) and 2047 x
+// 8193 take the large u8 shape on any GPU, the latter's last row tile partial.
 TEST_P(TransposeCudaKernel, LargeOddShapesMatchReference) {
   if (!takes_tile_walk()) GTEST_SKIP() << "the large shapes are the tile kernels' (\"tile\", \"auto\")";
-  expect_all({{4099, 4097}, {4099, 8193}, {2047, 8193}, {4099, 8193, 8200, 4111}, {4099, 8193, 8208, 4112}});
+  expect_all({{4099, 4097}, {4099, 8193}, {2047, 8193}, {5121, 8193}, {5121, 8193, 8200, 5131}, {5121, 8193, 8208, 5136}});
 }
 
 // Aligned views with enough tiles for each size's large aligned shape (more than 4 large tiles per
