@@ -3,7 +3,9 @@
 # compared side by side, `tile` against memcpy, alternating processes, 2 rounds. U8_BINS and F32_BINS
 # name the binaries in the order they run, U8 and F32 their cases (suite lines). Binaries (each from 5055ca5 with one edit to src/cuda/tuning.hpp, or none):
 # new (HEAD), notall (the tall u8 shape turned off), f32u64x4 / f32u64x3 (the large unaligned f32
-# shape 64 x 64 at 256 threads and 4 / 3 blocks per SM, against 128 x 64 at 2).
+# shape 64 x 64 at 256 threads and 4 / 3 blocks per SM, against 128 x 64 at 2). Call 14 (H200):
+# new (573d856) against nohint / hint128 (the input loads of device_types.cuh without the L2::256B
+# prefetch hint, or with L2::128B; one edit there instead of in tuning.hpp).
 set -uo pipefail
 out=$OUT
 start=$SECONDS
