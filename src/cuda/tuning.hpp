@@ -159,8 +159,8 @@ template <> struct UnalignedTileTuning<4, false> { static constexpr int kRows = 
 // tall tiles per SM on 132 SMs in brackets): 4099 x 8193 (8.4) 30.3-30.5 -> 31.2-31.4, 2049 x 16385
 // (8.8) 30.4-31.1 -> 31.3-31.6, but 5121 x 8193 (9.8) 40.1-40.2 -> 37.0, 3001 x 16385 (11.7)
 // 46.8-47.3 -> 42.4-42.6, 6143 x 8193 (11.8) 47.1-47.3 -> 42.8-42.9, 8191 x 8193 (15.8) 62.9-63.5 ->
-// 53.9-54.0, 12345 x 6789 (20.0) 75.4-76.1 -> 66.1; hence 9. Views of few rows lose too (300 x 1000003: 78.1 ->
-// 67%, v18's call 7; its second row tile of 256 holds 44 rows), hence kMinRows.
+// 53.9-54.0, 12345 x 6789 (20.0) 75.4-76.1 -> 66.1; hence 9. Views of few rows lose too (300 x
+// 1000003: 78.1 -> 67%, v18's call 7; its second row tile of 256 holds 44 rows), hence kMinRows.
 // On an H200 it loses where the H100 gains (2026-11-23, the shapes2d and tall2d suites at
 // 19981d7 without it and at f327dc4 with it, bench/results/...-h200-{shapes2d,tall2d}-v19{,c}.*):
 // 8191 x 8193 47.94 -> 49.18 us (81.7 -> 79.1% of memcpy), 1000003 x 300 224.8 -> 224.9, while

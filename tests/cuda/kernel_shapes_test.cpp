@@ -124,10 +124,10 @@ TEST_P(TransposeCudaKernel, LargeAlignedShapesMatchReference) {
 // Views of few row tiles whose last row tile is partial (tuning.hpp, kPartialFormMaxRowTiles): for
 // the unaligned shapes of 1-, 2- and 4-byte elements, an instantiation of their own, in which the
 // last row tile's tiles inside the view load as full tiles do (u8: a shape of its own,
-// UnalignedPartialRowsU8Tuning, as the large u8 shape has no such instantiation). Odd and padded leading dimensions;
-// last row tiles of 44, 104 and 1 rows of the large shapes (300, 1000 and 129 rows; wide enough
-// for them: more than 4 tiles per SM on up to 160 SMs), batches, and views small enough for
-// XPOSE_TEST_SMALL (the sanitizer runs), which take the compact shapes.
+// UnalignedPartialRowsU8Tuning, as the large u8 shape has no such instantiation). Odd and padded
+// leading dimensions; last row tiles of 44, 104 and 1 rows of the large shapes (300, 1000 and 129
+// rows; wide enough for them: more than 4 tiles per SM on up to 160 SMs), batches, and views small
+// enough for XPOSE_TEST_SMALL (the sanitizer runs), which take the compact shapes.
 TEST_P(TransposeCudaKernel, FewRowTilesMatchReference) {
   if (!takes_tile_walk()) GTEST_SKIP() << "the partial-row instantiation is the tile kernels' (\"tile\", \"auto\")";
   if (xpose::size_of(GetParam().type) > 4) GTEST_SKIP() << "8- and 16-byte views take other forms";
