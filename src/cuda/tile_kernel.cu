@@ -16,11 +16,11 @@
 // general form of the steps (load_realigned / store_realigned below): global accesses stay
 // aligned 16-byte vectors and each row's misalignment is undone in registers, between
 // neighbouring lanes (shuffles and funnel shifts). Unaligned views use an instantiation of their
-// own (TileShape's General: UnalignedTileTuning's shapes and, for large u8 views of many rows,
-// UnalignedTallU8Tuning's; longer output row segments, a halo row block above the tile, or for u8
-// transposed beside it); in it,
-// full tiles inside the view take an unmasked variant of the general form where the tuning says
-// so (load_realigned_full / store_realigned_full), which stores every aligned vector inside an
+// own (TileShape's General: UnalignedTileTuning's shapes and, for u8 views of many rows or of few
+// row tiles, UnalignedTallU8Tuning's and UnalignedPartialRowsU8Tuning's; longer output row
+// segments, a halo row block above the tile, or for u8 transposed beside it); in it, full tiles
+// inside the view take an unmasked variant of the general form where the tuning says so
+// (load_realigned_full / store_realigned_full), which stores every aligned vector inside an
 // output row whole; views of few row tiles whose last row tile is partial take an instantiation
 // of their own in which that tile loads as full tiles do (PartialRows). Views of 8-byte elements
 // take the element form instead (element_tile_kernel.cu), which measured faster for them:
