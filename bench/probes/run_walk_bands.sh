@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds and runs bench/probes/walk_bands.cu against an xpose build (scripts/setup.sh first).
-# Arguments: bands or shapes (default bands), then rounds (default 3).
+# Arguments: bands, shapes or locality (default bands), then rounds (default 3).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build="${XPOSE_BUILD_DIR:-build}"

@@ -32,15 +32,11 @@ __device__ __forceinline__ void band_tile(int bid, int tiles_r, int tiles_c, int
   tc = within / rows_in_band;
 }
 
-// Tile x Tile elements moved by Threads threads; Transpose false copies the tile in place.
-template <typename T, int Tile, int Threads, int MinBlocks, bool Transpose>
-__global__ void __launch_bounds__(Threads, MinBlocks)
-    band_kernel(const T* __restrict__ in, T* __restrict__ out, int n, int band) {
+// One Tile x Tile tile moved by Threads threads through `tile`; Transpose false copies it in place.
+template <typename T, int Tile, int Threads, bool Transpose>
+__device__ __forceinline__ void move_tile(const T* __restrict__ in, T* __restrict__ out, int n, int tr, int tc,
+                                          T (&tile)[Tile][Tile + 1]) {
   constexpr int kRowsPerPass = Threads / Tile, kPasses = Tile / kRowsPerPass;
-  __shared__ T tile[Tile][Tile + 1];
-  const int tiles = n / Tile;
-  int tr, tc;
-  band_tile(blockIdx.x, tiles, tiles, band, tr, tc);
   const int x = threadIdx.x % Tile, y = threadIdx.x / Tile;
   const T* src = in + size_t(tr * Tile) * n + tc * Tile;
   T v[kPasses];
@@ -57,6 +53,55 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     T* dst = out + size_t(tc * Tile) * n + tr * Tile;
 #pragma unroll
     for (int k = 0; k < kPasses; ++k) dst[size_t(y + k * kRowsPerPass) * n + x] = tile[x][y + k * kRowsPerPass];
+  }
+}
+
+// Tile x Tile elements moved by Threads threads, one tile per block; Transpose false copies the tile
+// in place.
+template <typename T, int Tile, int Threads, int MinBlocks, bool Transpose>
+__global__ void __launch_bounds__(Threads, MinBlocks)
+    band_kernel(const T* __restrict__ in, T* __restrict__ out, int n, int band) {
+  __shared__ T tile[Tile][Tile + 1];
+  const int tiles = n / Tile;
+  int tr, tc;
+  band_tile(blockIdx.x, tiles, tiles, band, tr, tc);
+  move_tile<T, Tile, Threads, Transpose>(in, out, n, tr, tc, tile);
+}
+
+// Tile of position `pos` of a walk over tiles x tiles: walk 0 takes the columns fastest (row bands
+// in turn), walk 1 the rows fastest, walk s >= 2 squares of s x s tiles (columns fastest inside a
+// square and between squares). `tiles` is a multiple of s.
+__device__ __forceinline__ void walk_tile(int pos, int tiles, int walk, int& tr, int& tc) {
+  if (walk == 0) {
+    tr = pos / tiles, tc = pos % tiles;
+  } else if (walk == 1) {
+    tc = pos / tiles, tr = pos % tiles;
+  } else {
+    const int squares = tiles / walk, square = pos / (walk * walk), within = pos % (walk * walk);
+    tr = square / squares * walk + within / walk;
+    tc = square % squares * walk + within % walk;
+  }
+}
+
+// A resident grid (as many blocks as fit at once) walking the tiles. Chunk gives block b the walk
+// positions [b * per_block, (b + 1) * per_block): each block's successive tiles lie together and the
+// grid's tiles in flight lie spread over the walk. Otherwise block b takes b, b + grid, ...: the
+// grid's tiles in flight lie together (as in a launch of one block per tile) and each block's
+// successive tiles far apart. Telling the two apart says whether the cost of spread accesses is the
+// DRAM's (the whole grid's spread) or each SM's (its translations, say).
+template <typename T, int Tile, int Threads, bool Transpose, bool Chunk>
+__global__ void __launch_bounds__(Threads, 2)
+    resident_kernel(const T* __restrict__ in, T* __restrict__ out, int n, int walk) {
+  __shared__ T tile[Tile][Tile + 1];
+  const int tiles = n / Tile, count = tiles * tiles;
+  const int per_block = (count + gridDim.x - 1) / gridDim.x;
+  for (int step = 0; step < per_block; ++step) {
+    const int pos = Chunk ? blockIdx.x * per_block + step : blockIdx.x + step * gridDim.x;
+    if (pos >= count) break;
+    int tr, tc;
+    walk_tile(pos, tiles, walk, tr, tc);
+    move_tile<T, Tile, Threads, Transpose>(in, out, n, tr, tc, tile);
+    __syncthreads();  // the next tile's loads overwrite `tile`
   }
 }
 
@@ -185,6 +230,37 @@ Launch band_launch(int n, int band) {
   };
 }
 
+template <typename T, bool Transpose, bool Chunk>
+Launch resident_launch(int n, int walk) {
+  int per_sm = 0, sms = 0;
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, resident_kernel<T, 64, 512, Transpose, Chunk>, 512, 0));
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const int grid = per_sm * sms;
+  return [n, walk, grid](const void* in, void* out, cudaStream_t stream) {
+    resident_kernel<T, 64, 512, Transpose, Chunk>
+        <<<grid, 512, 0, stream>>>(static_cast<const T*>(in), static_cast<T*>(out), n, walk);
+  };
+}
+
+// The 64 x 64 tile walked by a resident grid, per block (chunk) or per grid (stride), as a copy and
+// as a transpose; walks 0 (columns fastest), 1 (rows fastest) and squares of s x s tiles.
+template <typename T>
+void add_locality(std::vector<Variant>& variants, int n) {
+  const int tiles = n / 64;
+  variants.push_back({"c64 launch band 1", band_launch<T, 64, 512, 2, false>(n, 1), false});
+  variants.push_back({"c64 launch band all", band_launch<T, 64, 512, 2, false>(n, tiles), false});
+  variants.push_back({"t64 launch band 1", band_launch<T, 64, 512, 2, true>(n, 1), true});
+  variants.push_back({"t64 launch band all", band_launch<T, 64, 512, 2, true>(n, tiles), true});
+  for (int walk : {0, 1}) {
+    const std::string w = " walk " + std::to_string(walk);
+    variants.push_back({"c64 stride" + w, resident_launch<T, false, false>(n, walk), false});
+    variants.push_back({"c64 chunk" + w, resident_launch<T, false, true>(n, walk), false});
+    variants.push_back({"t64 stride" + w, resident_launch<T, true, false>(n, walk), true});
+  }
+  for (int walk : {0, 1, 2, 4, 8, 16})
+    variants.push_back({"t64 chunk walk " + std::to_string(walk), resident_launch<T, true, true>(n, walk), true});
+}
+
 template <typename T>
 void run(const std::string& mode, const char* type_name, xpose::DType type, int n, int rounds) {
   std::vector<Variant> variants = {{"memcpy", library("memcpy", n, type), false},
@@ -201,6 +277,8 @@ void run(const std::string& mode, const char* type_name, xpose::DType type, int 
     for (int band : {1, 4, 16, 64, n / 32})
       if (band <= n / 32)
         variants.push_back({"t32 band " + std::to_string(band), band_launch<T, 32, 256, 8, true>(n, band), true});
+  } else if (mode == "locality") {
+    add_locality<T>(variants, n);
   } else if constexpr (sizeof(T) == 8) {  // 32 KiB tiles
     add_shape<T, 64, 64>(variants, n);
     add_shape<T, 32, 128>(variants, n);
@@ -258,8 +336,9 @@ void run(const std::string& mode, const char* type_name, xpose::DType type, int 
 
 }  // namespace
 
-// Usage: walk_bands [bands|shapes [rounds]]. bands: 64 x 64 and 32 x 32 tiles in bands of 1 to
-// all row tiles; shapes: 32 KiB tiles of every aspect, each walked rows first and columns first.
+// Usage: walk_bands [bands|shapes|locality [rounds]]. bands: 64 x 64 and 32 x 32 tiles in bands of 1
+// to all row tiles; shapes: 32 KiB tiles of every aspect, each walked rows first and columns first;
+// locality: a resident grid whose blocks each walk tiles that lie together, or whose grid does.
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "bands";
   const int rounds = argc > 2 ? std::atoi(argv[2]) : 3;

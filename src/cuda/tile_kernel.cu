@@ -17,8 +17,9 @@
 // aligned 16-byte vectors and each row's misalignment is undone in registers, between
 // neighbouring lanes (shuffles and funnel shifts). Unaligned views use an instantiation of their
 // own (TileShape's General: UnalignedTileTuning's shapes and, for u8 views of many rows or of few
-// row tiles, UnalignedTallU8Tuning's and UnalignedPartialRowsU8Tuning's; longer output row
-// segments, a halo row block above the tile, or for u8 transposed beside it); in it, full tiles
+// row tiles, UnalignedTallU8Tuning's and UnalignedPartialRowsU8Tuning's, and on one device model
+// DeviceUnalignedTileTuning's for f16 and f32; longer output row segments, a halo row block above
+// the tile, or for u8 transposed beside it); in it, full tiles
 // inside the view take an unmasked variant of the general form where the tuning says so
 // (load_realigned_full / store_realigned_full), which stores every aligned vector inside an
 // output row whole; views of few row tiles whose last row tile is partial take an instantiation
@@ -120,6 +121,7 @@ template <int Size, bool Compact> using UnalignedShape = TileShape<Size, Unalign
 using UnalignedTallU8Shape = TileShape<1, UnalignedTallU8Tuning, true>;
 using UnalignedPartialRowsU8Shape = TileShape<1, UnalignedPartialRowsU8Tuning, true>;
 template <int Size> using DeviceShape = TileShape<Size, DeviceTileTuning<Size>, false>;
+template <int Size> using DeviceUnalignedShape = TileShape<Size, DeviceUnalignedTileTuning<Size>, true>;
 
 // 16 bytes seen as a vector or as its elements.
 template <typename T>
@@ -806,15 +808,12 @@ bool takes_partial_rows_u8_shape(const detail::Transpose2D& p) {
   return !too_few_large_tiles<Large>(p) && few_row_tiles_last_partial<Large>(p);
 }
 
-// Whether an aligned view takes the device model's own large shape for its element size
-// (tuning.hpp, DeviceTileTuning): the views that take the large shape, on the device model it was
-// measured faster on.
-template <int Size>
+// Whether a view that takes the large shape Large takes the device model's own shape Device instead
+// (tuning.hpp, DeviceTileTuning and DeviceUnalignedTileTuning): on the device model it was measured
+// faster on. Counted in Large's tiles, so the views too small for Large take the compact shape as
+// on any other device.
+template <typename Large, typename Device>
 bool takes_device_shape(const detail::Transpose2D& p) {
-  using Large = TileTuning<Size, false>;
-  using Device = DeviceTileTuning<Size>;
-  static_assert(Device::kRows == Large::kRows && Device::kCols == Large::kCols,
-                "the large shape's tile, so the compact rule counts the same tiles");
   return !too_few_large_tiles<Large>(p) && gpu::device_model_is(Device::kMeasuredFasterOn);
 }
 
@@ -833,7 +832,8 @@ Status launch(const void* in, void* out, const detail::Transpose2D& p, gpu::Stre
         input_rows_start_on(16, in, p) && output_rows_start_on(kOutputSectorBytes<Size>, out, p);
     if (aligned) {
       if constexpr (DeviceTileTuning<Size>::kMeasuredFasterOn != nullptr)
-        if (takes_device_shape<Size>(p)) return launch_shape<DeviceShape<Size>>(in, out, p, stream);
+        if (takes_device_shape<TileTuning<Size, false>, DeviceTileTuning<Size>>(p))
+          return launch_shape<DeviceShape<Size>>(in, out, p, stream);
       return launch_family<AlignedShape, Size>(in, out, p, stream);
     }
     // 16-byte elements are always aligned: Plan::execute rejects pointers not aligned to the element.
@@ -845,6 +845,9 @@ Status launch(const void* in, void* out, const detail::Transpose2D& p, gpu::Stre
         if (takes_tall_u8_shape(p)) return launch_shape<UnalignedTallU8Shape>(in, out, p, stream);
         if (takes_partial_rows_u8_shape(p)) return launch_shape<UnalignedPartialRowsU8Shape>(in, out, p, stream);
       }
+      if constexpr (DeviceUnalignedTileTuning<Size>::kMeasuredFasterOn != nullptr)
+        if (takes_device_shape<UnalignedTileTuning<Size, false>, DeviceUnalignedTileTuning<Size>>(p))
+          return launch_shape<DeviceUnalignedShape<Size>>(in, out, p, stream);
       return launch_family<UnalignedShape, Size>(in, out, p, stream);
     }
   }

@@ -106,7 +106,8 @@ TEST_P(TransposeCudaKernel, TallShapesMatchReference) {
 // 5121 x 8193 and its padded forms do on one of up to 138 SMs, with output rows packed (5121),
 // padded (5131), and 16-byte aligned but 16 bytes off 32-byte sectors (5136, which the production
 // rule sends to the unaligned shapes). 4099 x 8193 (8.4 tall tiles per SM on 132 SMs) and 2047 x
-// 8193 take the large u8 shape on any GPU, the latter's last row tile partial.
+// 8193 take the large u8 shape on any GPU, the latter's last row tile partial. On an H200 the f16
+// and f32 views take that device's own large unaligned shapes (tuning.hpp, DeviceUnalignedTileTuning).
 TEST_P(TransposeCudaKernel, LargeOddShapesMatchReference) {
   if (!takes_tile_walk()) GTEST_SKIP() << "the large shapes are the tile kernels' (\"tile\", \"auto\")";
   expect_all({{4099, 4097}, {4099, 8193}, {2047, 8193}, {5121, 8193}, {5121, 8193, 8200, 5131}, {5121, 8193, 8208, 5136}});
