@@ -17,7 +17,7 @@
 // aligned 16-byte vectors and each row's misalignment is undone in registers, between
 // neighbouring lanes (shuffles and funnel shifts). Unaligned views use an instantiation of their
 // own (TileShape's General: UnalignedTileTuning's shapes and, for u8 views of many rows or of few
-// row tiles, UnalignedTallU8Tuning's and UnalignedPartialRowsU8Tuning's, and on one device model
+// row tiles, UnalignedTallU8Tuning's and UnalignedPartialRowsTuning's, and on one device model
 // DeviceUnalignedTileTuning's for f16 and f32; longer output row segments, a halo row block above
 // the tile, or for u8 transposed beside it); in it, full tiles
 // inside the view take an unmasked variant of the general form where the tuning says so
@@ -119,7 +119,7 @@ struct TileShape {
 template <int Size, bool Compact> using AlignedShape = TileShape<Size, TileTuning<Size, Compact>, false>;
 template <int Size, bool Compact> using UnalignedShape = TileShape<Size, UnalignedTileTuning<Size, Compact>, true>;
 using UnalignedTallU8Shape = TileShape<1, UnalignedTallU8Tuning, true>;
-using UnalignedPartialRowsU8Shape = TileShape<1, UnalignedPartialRowsU8Tuning, true>;
+template <int Size> using UnalignedPartialRowsShape = TileShape<Size, UnalignedPartialRowsTuning<Size>, true>;
 template <int Size> using DeviceShape = TileShape<Size, DeviceTileTuning<Size>, false>;
 template <int Size> using DeviceUnalignedShape = TileShape<Size, DeviceUnalignedTileTuning<Size>, true>;
 
@@ -798,13 +798,13 @@ bool takes_tall_u8_shape(const detail::Transpose2D& p) {
          gpu::device_model_is(T::kMeasuredFasterOn);
 }
 
-// Whether an unaligned u8 view takes the partial-row u8 shape: the views that take the large u8
-// shape and have few row tiles of it, the last partial (tuning.hpp, UnalignedPartialRowsU8Tuning).
-bool takes_partial_rows_u8_shape(const detail::Transpose2D& p) {
-  using Large = UnalignedShape<1, false>;
-  static_assert(UnalignedPartialRowsU8Shape::kRows == Large::kRows && UnalignedPartialRowsU8Shape::kCols == Large::kCols,
-                "the large shape's tile, so the compact rule and the row tiles count the same");
-  static_assert(UnalignedPartialRowsU8Shape::kPartialRowsForm && !Large::kPartialRowsForm, "one shape each");
+// Whether an unaligned view takes its size's partial-row shape: the views that take the large
+// unaligned shape and have few row tiles of it, the last partial (tuning.hpp,
+// UnalignedPartialRowsTuning). Counted in the large shape's tiles.
+template <int Size>
+bool takes_partial_rows_shape(const detail::Transpose2D& p) {
+  using Large = UnalignedShape<Size, false>;
+  static_assert(UnalignedPartialRowsShape<Size>::kPartialRowsForm && !Large::kPartialRowsForm, "one shape each");
   return !too_few_large_tiles<Large>(p) && few_row_tiles_last_partial<Large>(p);
 }
 
@@ -839,15 +839,15 @@ Status launch(const void* in, void* out, const detail::Transpose2D& p, gpu::Stre
     // 16-byte elements are always aligned: Plan::execute rejects pointers not aligned to the element.
     if constexpr (Size == 16) return detail::fail(Status::internal_error, "a 16-byte element view that is not 16-byte aligned");
     else {
-      // u8 views of many rows: the tall shape; of few row tiles, the last partial: the shape with
-      // the partial-row instantiation, which the large u8 shape lacks (tuning.hpp).
-      if constexpr (Size == 1) {
+      // u8 views of many rows: the tall shape; the device model's own shape (with its partial-row
+      // instantiation); views of few row tiles, the last partial: the shapes with that
+      // instantiation, which the large ones lack (tuning.hpp).
+      if constexpr (Size == 1)
         if (takes_tall_u8_shape(p)) return launch_shape<UnalignedTallU8Shape>(in, out, p, stream);
-        if (takes_partial_rows_u8_shape(p)) return launch_shape<UnalignedPartialRowsU8Shape>(in, out, p, stream);
-      }
       if constexpr (DeviceUnalignedTileTuning<Size>::kMeasuredFasterOn != nullptr)
         if (takes_device_shape<UnalignedTileTuning<Size, false>, DeviceUnalignedTileTuning<Size>>(p))
           return launch_shape<DeviceUnalignedShape<Size>>(in, out, p, stream);
+      if (takes_partial_rows_shape<Size>(p)) return launch_shape<UnalignedPartialRowsShape<Size>>(in, out, p, stream);
       return launch_family<UnalignedShape, Size>(in, out, p, stream);
     }
   }

@@ -88,8 +88,8 @@ template <> struct TileTuning<16, true> { static constexpr int kRows = 16, kCols
 // general form's unmasked variant (load_realigned_full / store_realigned_full). kPartialRowsForm:
 // whether views of few row tiles whose last row tile is partial take an instantiation in which
 // that tile, where it spans the tile's width, loads as the unmasked variant does (its halo in the
-// same batch) and stores as the masked form (kPartialFormMaxRowTiles, below); the large u8 shape
-// has none, and such u8 views take a shape of their own (UnalignedPartialRowsU8Tuning).
+// same batch) and stores as the masked form (kPartialFormMaxRowTiles, below). The large shapes
+// have none: such views take the partial-row shapes (UnalignedPartialRowsTuning, below).
 // What decided these views before v15 was the output side: with the input's leading dimension
 // padded to 16 bytes and the output's left odd, 8191 x 8193 ran as slowly as with both odd, and with the
 // output's padded as fast as aligned (u8 84 / 93, f16 89 / 94, f32 92 / 94.5 % of memcpy;
@@ -139,11 +139,11 @@ template <int Size, bool Compact> struct UnalignedTileTuning;
 // views that take the tall shape there unchanged. At 4 blocks the partial-row instantiation spills
 // (12-16 bytes) and views of few row tiles lost: H200 1000 x 200003 125.0-125.3 -> 145.9-146.2, 300 x
 // 1000003 224.5-225.4 -> 250.6-251.5; H100 149.2-149.6 -> 161.8-162.0, 249.6-250.2 -> 274.2-274.5.
-// So this shape has no partial-row instantiation, and those views take UnalignedPartialRowsU8Tuning
+// So this shape has no partial-row instantiation, and those views take UnalignedPartialRowsTuning<1>
 // (below), the 3-block shape they ran at before.
 template <> struct UnalignedTileTuning<1, false> { static constexpr int kRows = 128, kCols = 128, kThreads = 256, kMinBlocks = 4; static constexpr bool kUnmasked = true, kPartialRowsForm = false; };
-template <> struct UnalignedTileTuning<2, false> { static constexpr int kRows = 128, kCols = 128, kThreads = 512, kMinBlocks = 2; static constexpr bool kUnmasked = true, kPartialRowsForm = true; };
-template <> struct UnalignedTileTuning<4, false> { static constexpr int kRows = 128, kCols = 64, kThreads = 256, kMinBlocks = 2; static constexpr bool kUnmasked = true, kPartialRowsForm = true; };
+template <> struct UnalignedTileTuning<2, false> { static constexpr int kRows = 128, kCols = 128, kThreads = 512, kMinBlocks = 2; static constexpr bool kUnmasked = true, kPartialRowsForm = false; };
+template <> struct UnalignedTileTuning<4, false> { static constexpr int kRows = 128, kCols = 64, kThreads = 256, kMinBlocks = 2; static constexpr bool kUnmasked = true, kPartialRowsForm = false; };
 
 // The large unaligned shapes for one device model, per element size, as DeviceTileTuning is for
 // the aligned ones: the views that take the large unaligned shape take these on that model (counted
@@ -217,13 +217,25 @@ struct UnalignedTallU8Tuning {
   static constexpr const char* kMeasuredFasterOn = "H100 80GB HBM3";  // the device name it was measured on
 };
 
-// The u8 shape for views of few row tiles whose last row tile is partial (kPartialFormMaxRowTiles,
-// below), which the large u8 shape above does not serve: its tile at 3 blocks per SM (80
-// registers), with the partial-row instantiation (see UnalignedTileTuning<1, false>).
-struct UnalignedPartialRowsU8Tuning {
-  static constexpr int kRows = 128, kCols = 128, kThreads = 256, kMinBlocks = 3;
-  static constexpr bool kUnmasked = true, kPartialRowsForm = true;
-};
+// The unaligned shapes for views that would take the large unaligned shape but have few row tiles
+// of it, the last partial (kPartialFormMaxRowTiles, below; counted in the large shape's tiles),
+// per element size, with the partial-row instantiation. The large shapes have none, so that each
+// size tunes these views on their own (the large u8 shape spills with it at its register cap).
+// On an H200 the f16 and f32 views take DeviceUnalignedTileTuning's shapes instead, which have
+// that instantiation.
+//   u8: the large u8 shape's tile at 3 blocks per SM (80 registers), as before v27 (see
+//   UnalignedTileTuning<1, false>).
+//   f16: the large f16 shape (v18, above), with the instantiation it had until v28.
+//   f32: the large f32 shape. The H200's (64 x 64 at 128 threads and 4 blocks per SM) measured
+//   faster on the H100 only where the last row tile of 128 is nearly empty: 2026-11-24, H100, us,
+//   two alternating rounds (docs/kernels.md v28, call 12): 129 x 1000003 525.7 -> 410.1, 300 x
+//   1000003 882.0-882.2 -> 839.5-840.4, but 1000 x 200003 556.2-556.3 -> 558.0-558.7, 500 x 400003
+//   558.9-559.2 -> 566.5-567.6, and 300 x 100003 (ld_in 100011, ld_out 307) 105.9 -> 108.8-109.8.
+//   A rule by the last row tile's fill was not measured further.
+template <int Size> struct UnalignedPartialRowsTuning;
+template <> struct UnalignedPartialRowsTuning<1> { static constexpr int kRows = 128, kCols = 128, kThreads = 256, kMinBlocks = 3; static constexpr bool kUnmasked = true, kPartialRowsForm = true; };
+template <> struct UnalignedPartialRowsTuning<2> { static constexpr int kRows = 128, kCols = 128, kThreads = 512, kMinBlocks = 2; static constexpr bool kUnmasked = true, kPartialRowsForm = true; };
+template <> struct UnalignedPartialRowsTuning<4> { static constexpr int kRows = 128, kCols = 64, kThreads = 256, kMinBlocks = 2; static constexpr bool kUnmasked = true, kPartialRowsForm = true; };
 
 // What the aligned family needs of output rows besides 16-byte vectors: that they start on whole
 // 32-byte sectors (16-byte elements: their own size; those views are always 16-byte aligned and

@@ -123,9 +123,9 @@ TEST_P(TransposeCudaKernel, LargeAlignedShapesMatchReference) {
 }
 
 // Views of few row tiles whose last row tile is partial (tuning.hpp, kPartialFormMaxRowTiles): for
-// the unaligned shapes of 1-, 2- and 4-byte elements, an instantiation of their own, in which the
-// last row tile's tiles inside the view load as full tiles do (u8: a shape of its own,
-// UnalignedPartialRowsU8Tuning, as the large u8 shape has no such instantiation). Odd and padded
+// 1-, 2- and 4-byte elements, the partial-row shapes (UnalignedPartialRowsTuning; on an H200 the
+// f16 and f32 views take DeviceUnalignedTileTuning's shapes), whose instantiation for them loads
+// the last row tile's tiles inside the view as full tiles are loaded. Odd and padded
 // leading dimensions; last row tiles of 44, 104 and 1 rows of the large shapes (300, 1000 and 129
 // rows; wide enough for them: more than 4 tiles per SM on up to 160 SMs), batches, and views small
 // enough for XPOSE_TEST_SMALL (the sanitizer runs), which take the compact shapes.
