@@ -154,18 +154,18 @@ template <> struct UnalignedTileTuning<4, false> { static constexpr int kRows = 
 // their load and store phases keep more of it busy than two. 2026-11-24, us, `tile` against
 // memcpy, two alternating rounds (docs/kernels.md v28; bench/results/2026-11-24-nvidia-h{200,100}-
 // v28-experiments.txt):
-//   f32, H200 (calls 5 and 6): 8191 x 8193 152.3-153.3 -> 143.2-144.5 (86 -> 91.5% of memcpy),
+//   f32, H200 (calls 5 and 6): 8191 x 8193 151.7-153.3 -> 143.2-144.5 (86 -> 91.5% of memcpy),
 //   12345 x 6789 189.6-190.7 -> 178.9-179.9, 16383 x 16385 589.1-589.3 -> 559.2-559.4, 2049 x 8193
 //   44.1-44.5 -> 40.7-41.0, 300 x 1000003 752.0-757.2 -> 636.9-640.8 (75 -> 88.7%), 1000003 x 300
-//   720.8-726.0 -> 708.3-715.0. 128 x 32 at 128 threads and 4 blocks: 87-87.3% on the odd views; 64
-//   x 32 at 64 threads and 8: 86.4-87.4. H100 (call 7), where it loses: 8191 x 8193 190.1-190.2 ->
-//   191.7-192.5, 12345 x 6789 237.4-237.6 -> 239.9, 1000003 x 300 866.9-867.4 -> 937.8-938.1 (but
-//   300 x 1000003 882.6-882.8 -> 839.5-839.9).
+//   720.8-726.0 -> 708.3-715.0. 128 x 32 at 128 threads and 4 blocks: 87-87.3% on the odd views
+//   (but 1000003 x 300 680.1-680.2); 64 x 32 at 64 threads and 8: 86.4-87.4. H100 (call 7), where
+//   it loses: 8191 x 8193 190.1-190.2 -> 191.7-192.5, 12345 x 6789 237.4-237.6 -> 239.9, 1000003 x
+//   300 866.9-867.4 -> 937.8-938.1 (but 300 x 1000003 882.6-882.8 -> 839.5-839.9).
 //   f16, H200 (call 6): 8191 x 8193 84.1-84.3 -> 80.1-80.2 (82.5 -> 86.7%), 12345 x 6789
 //   103.6-103.8 -> 98.0, 2049 x 8193 26.3-26.6 -> 25.2, 300 x 1000003 414.2-414.4 -> 346.6-346.7
 //   (69.7 -> 83.3%), 1000003 x 301 429.2-429.4 -> 408.6-409.1. H100 (call 7): 15-22% slower
 //   (8191 x 8193 99.1-99.3 -> 121.0-121.7).
-//   u8 (128 x 128 at 128 threads and 4 blocks against 256 threads), H200 (call 6): 2-10% slower, so
+//   u8 (128 x 128 at 128 threads and 4 blocks against 256 threads), H200 (call 6): 1-10% slower, so
 //   no entry.
 template <int Size>
 struct DeviceUnalignedTileTuning {
