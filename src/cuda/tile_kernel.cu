@@ -16,14 +16,14 @@
 // general form of the steps (load_realigned / store_realigned below): global accesses stay
 // aligned 16-byte vectors and each row's misalignment is undone in registers, between
 // neighbouring lanes (shuffles and funnel shifts). Unaligned views use an instantiation of their
-// own (TileShape's General: UnalignedTileTuning's shapes and, for u8 views of many rows or of few
-// row tiles, UnalignedTallU8Tuning's and UnalignedPartialRowsTuning's, and on one device model
+// own (TileShape's General: UnalignedTileTuning's shapes, UnalignedTallU8Tuning's for u8 views of
+// many rows, UnalignedPartialRowsTuning's for views of few row tiles, and on one device model
 // DeviceUnalignedTileTuning's for f16 and f32; longer output row segments, a halo row block above
-// the tile, or for u8 transposed beside it); in it, full tiles
-// inside the view take an unmasked variant of the general form where the tuning says so
-// (load_realigned_full / store_realigned_full), which stores every aligned vector inside an
-// output row whole; views of few row tiles whose last row tile is partial take an instantiation
-// of their own in which that tile loads as full tiles do (PartialRows). Views of 8-byte elements
+// the tile, or for u8 transposed beside it); in it, full tiles inside the view take an unmasked
+// variant of the general form where the tuning says so (load_realigned_full /
+// store_realigned_full), which stores every aligned vector inside an output row whole; views of
+// few row tiles whose last row tile is partial take an instantiation of their own in which that
+// tile loads as full tiles do (PartialRows). Views of 8-byte elements
 // take the element form instead (element_tile_kernel.cu), which measured faster for them:
 // unaligned ones since v10, aligned ones since v16 (docs/kernels.md); the shapes below are
 // generic, the tuning table has no 8-byte entries.

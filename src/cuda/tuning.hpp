@@ -228,7 +228,7 @@ struct UnalignedTallU8Tuning {
 //   f16: the large f16 shape (v18, above), with the instantiation it had until v28.
 //   f32: the large f32 shape. The H200's (64 x 64 at 128 threads and 4 blocks per SM) measured
 //   faster on the H100 only where the last row tile of 128 is nearly empty: 2026-11-24, H100, us,
-//   two alternating rounds (docs/kernels.md v28, call 12): 129 x 1000003 525.7 -> 410.1, 300 x
+//   two alternating rounds (docs/kernels.md v28, call 12): 129 x 1000003 525.7 -> 409.9-410.2, 300 x
 //   1000003 882.0-882.2 -> 839.5-840.4, but 1000 x 200003 556.2-556.3 -> 558.0-558.7, 500 x 400003
 //   558.9-559.2 -> 566.5-567.6, and 300 x 100003 (ld_in 100011, ld_out 307) 105.9 -> 108.8-109.8.
 //   A rule by the last row tile's fill was not measured further.
