@@ -20,11 +20,14 @@
 // block-aligned views with more row tiles than the GPU has SMs (32 x 128, v17: there the 64 x 64
 // tiles in flight, 2 per SM, cover less than two columns of tiles and read only 512 bytes of many
 // input rows at a time, where 32 x 128 tiles read 1 KiB; 16384^2 f64 96.7 -> 97.1 on the H100, 95.0
-// either way on the H200, while at 8192^2 32 x 128 lost 0.1-0.4 on both GPUs).
+// either way on the H200, while at 8192^2 32 x 128 lost 0.1-0.4 on both GPUs). On the H100 every
+// block-aligned view that is not small takes the fine shape instead: 32 x 32 tiles at 5 blocks per
+// SM, 40 KiB of loads in flight per SM against the others' 64 (v29: 8192^2 f64 97.8 -> 98.6).
 // Blocks walk tiles as in the tile kernel (tile_walk): the input row-tile index fastest, except
 // for views of many short rows off 256-byte blocks. Column tiles fastest everywhere (the seed
 // kernels' walk) measured 97.0 for 16384^2 f64 on the H100 but 88.8 on the H200, and 85.8 for
-// 8193 x 8191 on the H100, where neighbouring tiles share output sectors.
+// 8193 x 8191 on the H100, where neighbouring tiles share output sectors. The fine shape walks
+// column tiles fastest where the output rows start on 256-byte blocks (fine_walk).
 //
 // A block moves one tile per iteration: every load in flight, stored to a shared-memory tile
 // padded by one element per row (row writes and column reads both meet every bank pair), then
@@ -33,6 +36,8 @@
 
 #include "cuda/device_types.cuh"
 #include "cuda/tuning.hpp"
+
+#include <atomic>
 
 namespace xpose::cuda {
 namespace {
@@ -92,19 +97,47 @@ __global__ void __launch_bounds__(ElementTileShape<Shape>::kThreads, ElementTile
   });
 }
 
+// The fine shape's walk (tuning.hpp): column tiles fastest, as the seed kernels walk, where each
+// output row segment of a tile (32 elements: 256 bytes) is a whole DRAM block; rows fastest where
+// the output rows start off blocks, so that the tiles sharing an output block run together.
+inline TileWalk fine_walk(const void* out, const detail::Transpose2D& p) {
+  return output_rows_start_on(kDramBlock, out, p) ? TileWalk::columns_fastest : TileWalk::rows_fastest;
+}
+
+// Asks the driver, once per device, to carve the SM's on-chip memory with the most shared memory
+// for this kernel (tuning.hpp, kMaxSharedCarveout). A preference only: a driver that refuses it
+// leaves the launch as it was, and the error it returns is cleared so that the launch check does
+// not report it.
+template <class Kernel>
+void prefer_max_shared_carveout(Kernel kernel) {
+  static std::atomic<bool> asked[gpu::kMaxCachedDevices];
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || device >= gpu::kMaxCachedDevices) return;
+  if (asked[device].exchange(true, std::memory_order_relaxed)) return;
+  if (cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared) !=
+      cudaSuccess)
+    (void)cudaGetLastError();
+}
+
 template <ElementShape Shape, bool BlockRows>
 Status launch_shape(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
   using S = ElementTileShape<Shape>;
   const int64_t row_tiles = ceil_div(p.rows, S::kRows), col_tiles = ceil_div(p.cols, S::kCols);
   const TileWalk walk =
-      tile_walk(row_tiles, col_tiles, S::Tuning::kMinBlocks, gpu::multiprocessor_count(), S::kCols * 8, BlockRows);
+      Shape == ElementShape::fine
+          ? fine_walk(out, p)
+          : tile_walk(row_tiles, col_tiles, S::Tuning::kMinBlocks, gpu::multiprocessor_count(), S::kCols * 8, BlockRows);
   const dim3 grid = tile_grid(row_tiles, col_tiles, p.batch, walk);
-  const auto* src = static_cast<const uint8_t*>(in);
-  auto* dst = static_cast<uint8_t*>(out);
-  if (walk == TileWalk::columns_fastest)
-    element_tile_kernel<Shape, BlockRows, TileWalk::columns_fastest><<<grid, S::kThreads, 0, stream>>>(src, dst, view_of(p));
-  else
-    element_tile_kernel<Shape, BlockRows, TileWalk::rows_fastest><<<grid, S::kThreads, 0, stream>>>(src, dst, view_of(p));
+  const auto run = [&](auto walk_constant) {
+    auto* kernel = element_tile_kernel<Shape, BlockRows, decltype(walk_constant)::value>;
+    if constexpr (Shape == ElementShape::fine) {
+      static_assert(S::Tuning::kMaxSharedCarveout, "the fine shape was measured with the carveout");
+      prefer_max_shared_carveout(kernel);
+    }
+    kernel<<<grid, S::kThreads, 0, stream>>>(static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), view_of(p));
+  };
+  if (walk == TileWalk::columns_fastest) run(std::integral_constant<TileWalk, TileWalk::columns_fastest>{});
+  else run(std::integral_constant<TileWalk, TileWalk::rows_fastest>{});
   return gpu::check_launch("tile_transpose (element form)");
 }
 
@@ -124,6 +157,8 @@ Status launch_element_tile_transpose(const void* in, void* out, const detail::Tr
     return block_rows ? launch_shape<ElementShape::compact, true>(in, out, p, stream)
                       : launch_shape<ElementShape::compact, false>(in, out, p, stream);
   if (!block_rows) return launch_shape<ElementShape::square, false>(in, out, p, stream);
+  if (gpu::device_model_is(ElementTileTuning<ElementShape::fine>::kMeasuredFasterOn))
+    return launch_shape<ElementShape::fine, true>(in, out, p, stream);
   // Fewer than two columns of square tiles in flight (2 blocks per SM): the wide shape (tuning.hpp).
   return row_tiles > sms ? launch_shape<ElementShape::wide, true>(in, out, p, stream)
                          : launch_shape<ElementShape::square, true>(in, out, p, stream);

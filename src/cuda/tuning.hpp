@@ -314,11 +314,43 @@ constexpr int64_t kPartialFormMaxRowTiles = 8;
 // Views off blocks keep 64 x 64: 128 x 32 (1 KiB output row segments) ran 8193 x 8191 f64
 // 95.8-95.9 -> 96.2-96.3 on the H100 but 93.5-93.8 -> 92.3-92.4 on the H200; 32 x 128 86 on the
 // H100 (256-byte output segments, each straddling sectors on an odd output stride).
-enum class ElementShape { square, wide, compact };
+//   - fine, 32 x 32 at 256 threads and 5 blocks per SM (H100 only, kMeasuredFasterOn): on that
+//     model, every block-aligned view that would take square or wide. See the entry below.
+enum class ElementShape { square, wide, compact, fine };
 template <ElementShape Shape> struct ElementTileTuning;
 template <> struct ElementTileTuning<ElementShape::square> { static constexpr int kRows = 64, kCols = 64, kThreads = 512, kMinBlocks = 2; };
 template <> struct ElementTileTuning<ElementShape::wide> { static constexpr int kRows = 32, kCols = 128, kThreads = 512, kMinBlocks = 2; };
 template <> struct ElementTileTuning<ElementShape::compact> { static constexpr int kRows = 32, kCols = 32, kThreads = 128, kMinBlocks = 1; };
+// The fine shape: fewer bytes in flight per SM, which lowers the transpose floor above (docs/kernels.md
+// v29). The seed tiled_padded_rows (the same 32 x 32 tile and 256 threads; 40 registers, so 6 blocks
+// per SM, 48 KiB of loads in flight) ran 8192^2 f64 at 97.9% of memcpy at its 6 blocks, 98.7 capped
+// at 5 (40 KiB), 96.9 at 4 and 90.1 at 3: below 40 KiB per SM the loads no longer cover the DRAM's
+// latency, above it the extra tiles in flight spread the accesses further (v24's cost). Our 64 x 64
+// square holds 64 KiB per SM (2 blocks). This shape: the register cap of 5 blocks (48 registers,
+// no spills; a cap of 6 forces 40 registers, which spilled and ran 87%) and:
+//   - the walk: column tiles fastest where the output rows start on 256-byte blocks, as the seed
+//     walks (reads in a band of row tiles, each output segment one whole block); rows fastest
+//     elsewhere, where neighbouring tiles share the output's blocks: 6000 x 8192 (rows of 48000
+//     bytes) ran 94.6% of memcpy walking columns, 97.0 walking rows (head 96.8).
+//   - the most shared memory the SM can carve out (kMaxSharedCarveout): 8192^2 366.8-366.9 ->
+//     366.2-366.3 us; the seed at its 6 blocks 368.6 -> 366.9. The tile kernels lost with it (8191
+//     x 8193 f32 96.8 -> 83.4%, u8 96.1 -> 80.4; c128 and the aligned squares within 0.3), so only
+//     this shape asks for it.
+// H100, 2026-11-24, % of memcpy, head (square or wide) -> this shape (calls 2 and 3 of
+// bench/results/2026-11-24-nvidia-h100-v29-experiments.txt): 8192^2 97.8 -> 98.6 (368.6 -> 366.2
+// us; the seed 368.5 in the same processes, 200 runs each), 4096^2 97.2 -> 98.3, 2048^2 96.5 ->
+// 97.6, 16384^2 (wide) 97.3 -> 97.6, 12288^2 97.3 -> 97.4, 4096^2 batch 8 97.7 -> 98.6, 8192^2
+// batch 2 97.7 -> 98.1, 256^2 batch 1024 99.4 -> 101.7, 1024^2 batch 16 99.4 -> 100.1, 8192 x 4096
+// 97.1 -> 97.7, 8192 x 6144 96.4 -> 97.2, 16384 x 2048 97.3 -> 97.9, 10000 x 8192 96.1 -> 96.7;
+// within 0.3 either way: 4096 x 8192, 6144 x 8192, 2048 x 16384, 6000 x 8192, 8192^2 with padded
+// rows (ld 8224: 369.5 -> 368.0 us; output ld 8208: 370.6 -> 371.4). Not measured on the H200,
+// where v16 found the column walk slow (8192^2 f64 94.5%, 16384^2 88.8) and the seed too (95.3,
+// 88.8): devices of other models keep square and wide.
+template <> struct ElementTileTuning<ElementShape::fine> {
+  static constexpr int kRows = 32, kCols = 32, kThreads = 256, kMinBlocks = 5;
+  static constexpr bool kMaxSharedCarveout = true;
+  static constexpr const char* kMeasuredFasterOn = "H100 80GB HBM3";  // the device name it was measured on
+};
 
 // The production rule takes `deinterleave` up to this many columns and the tile kernel above
 // (deinterleave_fits alone allows fewer columns than the aligned large tile's width). H100, % of

@@ -114,9 +114,10 @@ TEST_P(TransposeCudaKernel, LargeOddShapesMatchReference) {
 }
 
 // Aligned views with enough tiles for each size's large aligned shape (more than 4 large tiles per
-// SM on up to 160 SMs; 8-byte elements: the element form's square and wide shapes), packed and
-// padded to aligned leading dimensions. On an H200 the f16 and f32 ones take that device's own
-// large shapes (tuning.hpp, DeviceTileTuning). 4-34 M elements; the tile kernels only.
+// SM on up to 160 SMs; 8-byte elements: the element form's square and wide shapes, on an H100 its
+// fine shape), packed and padded to aligned leading dimensions. On an H200 the f16 and f32 ones
+// take that device's own large shapes (tuning.hpp, DeviceTileTuning). 4-34 M elements; the tile
+// kernels only.
 TEST_P(TransposeCudaKernel, LargeAlignedShapesMatchReference) {
   if (!takes_tile_walk()) GTEST_SKIP() << "the large shapes are the tile kernels' (\"tile\", \"auto\")";
   expect_all({{2048, 2112}, {2112, 2048, 2048 + 64, 2112 + 32}, {8192, 4096}});

@@ -252,7 +252,9 @@ TEST(PropertyCudaTile, LargeUnalignedViewsMatchReference) {
 // 8-byte views on both sides of the element form's load rule (element_tile_kernel.cu): input rows
 // on 256-byte DRAM blocks (plain loads) and views that miss them by a base offset, a leading
 // dimension or a batch stride (block-fetching loads); large and compact shapes, edge tiles in both
-// directions, output rows on and off 16 bytes, and batches. The arena's regions start on 256
+// directions, output rows on and off 16 bytes and on 256-byte blocks, and batches. On an H100 the
+// block-aligned large views take the fine shape instead of square and wide (tuning.hpp), walking
+// column tiles fastest where the output rows start on blocks (fine_walk) and rows fastest elsewhere. The arena's regions start on 256
 // bytes and a view at kGuardBytes + misalign past them, so a misalign of 192 puts it on a block.
 TEST(PropertyCudaTile, EightByteViewsEitherSideOfTheBlockRuleMatchReference) {
   XPOSE_SKIP_WITHOUT_CUDA_DEVICE();
@@ -262,6 +264,7 @@ TEST(PropertyCudaTile, EightByteViewsEitherSideOfTheBlockRuleMatchReference) {
     int64_t rows, cols, ld_in, ld_out, batch, stride_in_gap;
     std::size_t in_misalign, out_misalign;
     const char* loads;  // what the rule picks, for the trace
+    int64_t stride_out_gap = 4;  // a batch's output stride past cols x ld_out (4: off blocks)
   };
   constexpr std::size_t kOnBlock = 256 - xpose_test::kGuardBytes;
   static_assert(kOnBlock == 192, "the arena's views start kGuardBytes past a 256-byte boundary");
@@ -280,9 +283,12 @@ TEST(PropertyCudaTile, EightByteViewsEitherSideOfTheBlockRuleMatchReference) {
       {rows, cols, 1632, 1736, 1, 0, kOnBlock, kOnBlock, "plain"},
       {rows, cols, 1632, 1737, 1, 0, kOnBlock, kOnBlock + 8, "plain, output rows off 16 bytes"},
       {rows, cols, 1632, 1736, 2, 32, kOnBlock, kOnBlock, "plain, batch"},
+      {rows, cols, 1632, 1760, 1, 0, kOnBlock, kOnBlock, "plain, output rows on blocks"},
+      {rows, cols, 1632, 1760, 2, 32, kOnBlock, kOnBlock, "plain, batch, output rows on blocks", 32},
       {tall_rows, tall_cols, 288, 10280, 1, 0, kOnBlock, kOnBlock, "plain, tall: wide tiles"},
       {tall_rows, tall_cols, 288, 10281, 1, 0, kOnBlock, kOnBlock + 8, "plain, tall, output rows off 16 bytes: wide tiles"},
       {tall_rows, tall_cols, 288, 10280, 2, 32, kOnBlock, kOnBlock, "plain, tall, batch: wide tiles"},
+      {tall_rows, tall_cols, 288, 10304, 1, 0, kOnBlock, kOnBlock, "plain, tall, output rows on blocks: wide tiles"},
       {100, 70, 96, 100, 1, 0, kOnBlock, kOnBlock + 32, "plain, compact"},
       {rows, cols, 1632, 1736, 1, 0, kOnBlock + 32, kOnBlock, "block-fetching: base off a block"},
       {rows, cols, 1616, 1736, 1, 0, kOnBlock, kOnBlock, "block-fetching: leading dimension off blocks"},
@@ -300,7 +306,7 @@ TEST(PropertyCudaTile, EightByteViewsEitherSideOfTheBlockRuleMatchReference) {
     if (c.batch > 1) {
       m.batch = c.batch;
       m.stride_in = c.rows * c.ld_in + c.stride_in_gap;
-      m.stride_out = c.cols * c.ld_out + 4;
+      m.stride_out = c.cols * c.ld_out + c.stride_out_gap;
     }
     SCOPED_TRACE(xpose_test::describe(m, xpose::DType::f64) + ", misalign in " + std::to_string(c.in_misalign) +
                  ", out " + std::to_string(c.out_misalign) + " (" + c.loads + " loads)");
