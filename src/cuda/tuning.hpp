@@ -291,10 +291,11 @@ constexpr int64_t kPartialFormMaxRowTiles = 8;
 // and 32 x 32 97.0 / 96.3.
 // The floor under all of these (docs/kernels.md v24, bench/probes/walk_bands.cu): the tiles in flight
 // span the whole matrix on one side of any transpose, which costs about 2.5% against a copy on the
-// H100 (8192^2 f64: copy 100.4% of memcpy, transposes walked either way 97.5-98); the seed sits there
-// too, so at 8192^2 the two trade places from run to run.
-// Three shapes (element_tile_kernel.cu picks one; v17, 2026-11-23, % of memcpy; calls 4, 6 and 9
-// in bench/results/2026-11-23-nvidia-h100-v17-experiments.txt):
+// H100 (8192^2 f64: copy 100.4% of memcpy, transposes walked either way 97.5-98), with 48-64 KiB of
+// loads in flight per SM, as every shape above holds. With 40 KiB the floor is lower (v29: 98.6):
+// the fine shape below.
+// Three shapes, and a fourth on the H100 (element_tile_kernel.cu picks one; v17, 2026-11-23, % of
+// memcpy; calls 4, 6 and 9 in bench/results/2026-11-23-nvidia-h100-v17-experiments.txt):
 //   - square, 64 x 64: every view off 256-byte blocks, and block-aligned views with at most as many
 //     row tiles of 64 as the GPU has SMs. With 2 blocks per SM the tiles in flight then span two
 //     columns of tiles or more: 1 KiB of every input row at a time.
