@@ -38,6 +38,7 @@
 #include "cuda/tuning.hpp"
 
 #include <atomic>
+#include <type_traits>
 
 namespace xpose::cuda {
 namespace {
@@ -104,18 +105,26 @@ inline TileWalk fine_walk(const void* out, const detail::Transpose2D& p) {
   return output_rows_start_on(kDramBlock, out, p) ? TileWalk::columns_fastest : TileWalk::rows_fastest;
 }
 
-// Asks the driver, once per device, to carve the SM's on-chip memory with the most shared memory
-// for this kernel (tuning.hpp, kMaxSharedCarveout). A preference only: a driver that refuses it
-// leaves the launch as it was, and the error it returns is cleared so that the launch check does
-// not report it.
-template <class Kernel>
-void prefer_max_shared_carveout(Kernel kernel) {
+// Whether a shape's tuning entry asks for the most shared-memory carveout (kMaxSharedCarveout;
+// entries without the field do not).
+template <class Tuning, class = void>
+struct WantsMaxSharedCarveout : std::false_type {};
+template <class Tuning>
+struct WantsMaxSharedCarveout<Tuning, std::void_t<decltype(Tuning::kMaxSharedCarveout)>>
+    : std::bool_constant<Tuning::kMaxSharedCarveout> {};
+
+// Asks the driver, once per device and kernel, to carve the SM's on-chip memory with the most
+// shared memory for this kernel (tuning.hpp, kMaxSharedCarveout). A preference only: a driver that
+// refuses it leaves the launch as it was, and the error it returns is cleared so that the launch
+// check does not report it.
+template <ElementShape Shape, bool BlockRows, TileWalk Walk>
+void prefer_max_shared_carveout() {
   static std::atomic<bool> asked[gpu::kMaxCachedDevices];
   int device = 0;
   if (cudaGetDevice(&device) != cudaSuccess || device >= gpu::kMaxCachedDevices) return;
   if (asked[device].exchange(true, std::memory_order_relaxed)) return;
-  if (cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared) !=
-      cudaSuccess)
+  if (cudaFuncSetAttribute(element_tile_kernel<Shape, BlockRows, Walk>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                           cudaSharedmemCarveoutMaxShared) != cudaSuccess)
     (void)cudaGetLastError();
 }
 
@@ -129,12 +138,10 @@ Status launch_shape(const void* in, void* out, const detail::Transpose2D& p, gpu
           : tile_walk(row_tiles, col_tiles, S::Tuning::kMinBlocks, gpu::multiprocessor_count(), S::kCols * 8, BlockRows);
   const dim3 grid = tile_grid(row_tiles, col_tiles, p.batch, walk);
   const auto run = [&](auto walk_constant) {
-    auto* kernel = element_tile_kernel<Shape, BlockRows, decltype(walk_constant)::value>;
-    if constexpr (Shape == ElementShape::fine) {
-      static_assert(S::Tuning::kMaxSharedCarveout, "the fine shape was measured with the carveout");
-      prefer_max_shared_carveout(kernel);
-    }
-    kernel<<<grid, S::kThreads, 0, stream>>>(static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), view_of(p));
+    constexpr TileWalk kWalk = decltype(walk_constant)::value;
+    if constexpr (WantsMaxSharedCarveout<typename S::Tuning>::value) prefer_max_shared_carveout<Shape, BlockRows, kWalk>();
+    element_tile_kernel<Shape, BlockRows, kWalk>
+        <<<grid, S::kThreads, 0, stream>>>(static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), view_of(p));
   };
   if (walk == TileWalk::columns_fastest) run(std::integral_constant<TileWalk, TileWalk::columns_fastest>{});
   else run(std::integral_constant<TileWalk, TileWalk::rows_fastest>{});
