@@ -344,9 +344,10 @@ template <> struct ElementTileTuning<ElementShape::compact> { static constexpr i
 // batch 2 97.7 -> 98.1, 256^2 batch 1024 99.4 -> 101.7, 1024^2 batch 16 99.4 -> 100.1, 8192 x 4096
 // 97.1 -> 97.7, 8192 x 6144 96.4 -> 97.2, 16384 x 2048 97.3 -> 97.9, 10000 x 8192 96.1 -> 96.7;
 // within 0.3 either way: 4096 x 8192, 6144 x 8192, 2048 x 16384, 6000 x 8192, 8192^2 with padded
-// rows (ld 8224: 369.5 -> 368.0 us; output ld 8208: 370.6 -> 371.4). Not measured on the H200,
-// where v16 found the column walk slow (8192^2 f64 94.5%, 16384^2 88.8) and the seed too (95.3,
-// 88.8): devices of other models keep square and wide.
+// rows (ld 8224: 369.5 -> 368.0 us; output ld 8208: 370.6 -> 371.4). On an H200 the same shape lost
+// 5-9 points (call 6 of bench/results/2026-11-24-nvidia-h200-v29-experiments.txt: 8192^2 98.3 ->
+// 90.4, 4096^2 96.1 -> 89.6, 16384^2 94.9 -> 88.1): that GPU needs more bytes in flight (v28).
+// Devices of other models keep square and wide (other H100 models too: not measured).
 template <> struct ElementTileTuning<ElementShape::fine> {
   static constexpr int kRows = 32, kCols = 32, kThreads = 256, kMinBlocks = 5;
   static constexpr bool kMaxSharedCarveout = true;

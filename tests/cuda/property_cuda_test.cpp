@@ -254,8 +254,9 @@ TEST(PropertyCudaTile, LargeUnalignedViewsMatchReference) {
 // dimension or a batch stride (block-fetching loads); large and compact shapes, edge tiles in both
 // directions, output rows on and off 16 bytes and on 256-byte blocks, and batches. On an H100 the
 // block-aligned large views take the fine shape instead of square and wide (tuning.hpp), walking
-// column tiles fastest where the output rows start on blocks (fine_walk) and rows fastest elsewhere. The arena's regions start on 256
-// bytes and a view at kGuardBytes + misalign past them, so a misalign of 192 puts it on a block.
+// column tiles fastest where the output rows start on blocks (fine_walk) and rows fastest
+// elsewhere. The arena's regions start on 256 bytes and a view at kGuardBytes + misalign past them,
+// so a misalign of 192 puts it on a block.
 TEST(PropertyCudaTile, EightByteViewsEitherSideOfTheBlockRuleMatchReference) {
   XPOSE_SKIP_WITHOUT_CUDA_DEVICE();
   const DeviceArena arena(std::size_t{48} << 20);
