@@ -23,6 +23,9 @@ struct BenchArguments {
   std::string batch = "1";
   std::string pad_in = "0", pad_out = "0";
   std::string suite;
+  std::string random;                // --random N: cases drawn from the shape classes
+  std::vector<std::string> classes;  // --class: the classes to draw from (default all)
+  std::string max_bytes;             // --max-bytes: cap on a drawn case's bytes
   std::string device;
   std::vector<std::string> kernels;
   int reps = 20, warmup = 3, threads = 0;

@@ -62,6 +62,7 @@ Json case_json(const CaseResult& result) {
   Json json;
   json["label"] = bench_case.label();
   json["origin"] = bench_case.origin;
+  json["class"] = bench_case.shape_class.empty() ? Json(nullptr) : Json(bench_case.shape_class);
   if (bench_case.kind == BenchCase::Kind::permute) {
     const PermuteCase& p = bench_case.permute;
     json["kind"] = "permute";
@@ -72,6 +73,8 @@ Json case_json(const CaseResult& result) {
     json["out_dims"] = out_dims;
     json["dtype"] = xpose::to_string(p.dtype);
     json["element_bytes"] = size_of(p.dtype);
+    json["in_strides"] = p.in_strides.empty() ? Json(nullptr) : Json(p.in_strides);
+    json["out_strides"] = p.out_strides.empty() ? Json(nullptr) : Json(p.out_strides);
   } else {
     const MatrixCase& m = bench_case.matrix;
     const Matrix view = m.matrix();

@@ -34,8 +34,11 @@ struct PermuteCase {
   std::vector<int64_t> dims;
   std::vector<int> perm;
   DType dtype = DType::f64;
+  // Strided views (a slice of a larger tensor): per input dim / per output dim, in elements;
+  // empty means packed.
+  std::vector<int64_t> in_strides, out_strides;
 
-  Permutation permutation() const { return {dims, perm, {}, {}}; }
+  Permutation permutation() const { return {dims, perm, in_strides, out_strides}; }
 };
 
 struct BenchCase {
@@ -44,6 +47,7 @@ struct BenchCase {
   MatrixCase matrix;    // kind == matrix
   PermuteCase permute;  // kind == permute
   std::string origin;   // "file:line" or "command line", for messages
+  std::string shape_class;  // the class of a randomly drawn case (random_cases.hpp), else ""
 
   // "8192x8192 f64", "256x256 f32 batch 1024", "dims 75 96 | perm 1 0 f64".
   std::string label() const;
