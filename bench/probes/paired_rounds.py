@@ -2,8 +2,8 @@
 """Two kernels measured in the same processes, round by round: for each `xpose bench --format json`
 report (one case, run with --rounds R), memcpy's median, each kernel's median and ratio to memcpy,
 their difference, their means, and in how many rounds the first kernel's median was the lower.
-This is how a difference smaller than one process's spread is told from noise (docs/kernels.md
-v28-v29: `auto` against the seed tiled_padded_rows on 8192^2 f64, 200 runs in 20 rounds).
+This is how a difference smaller than one process's spread is told from noise (as for `auto`
+against the seed tiled_padded_rows on 8192^2 f64, 200 runs in 20 rounds: docs/design/gpu-tuning-notes.md).
 
 Usage: paired_rounds.py KERNEL_A KERNEL_B ROUNDS REPORT.json...
 """
