@@ -126,7 +126,7 @@ __global__ void __launch_bounds__(kThreads)
 // apart: 8 lanes per row, 4 rows per warp instruction), which the XOR sends to distinct banks; the
 // store phase's lanes read words 4 * cols apart, which for odd `cols` meet more banks than with the
 // skew. Shared-memory wavefronts per warp read, modelled for 256 threads (skew -> XOR; averages,
-// bench/results/2026-11-23-deinterleave-bank-model.py): x 3 2.01 -> 1.06, x 5 2.12 -> 1.12, x 17
+// docs/design/gpu-tuning-notes.md section 7): x 3 2.01 -> 1.06, x 5 2.12 -> 1.12, x 17
 // 1.98 -> 1.18, x 31 8.0 -> 1.0, x 33 2.0 -> 1.41, x 47 2.31 -> 1.58; loads 1.0 either way. For
 // even `cols` the XOR is worse (x 8: 8.0, x 32: 32.0). H100 (docs/kernels.md v18b, us, two rounds):
 // 4194304 x 31 365.8-365.9 -> 359.4-359.6 (94.5 -> 96.2% of memcpy), 2796203 x 47 412.4-412.5 ->
