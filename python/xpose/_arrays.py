@@ -1,0 +1,223 @@
+"""How xpose meets each array library.
+
+For every call an adapter exports the input through DLPack on the stream the work will run on,
+lets the compiled core validate the call, allocates the result with the input's own library on
+the input's device (or takes ``out``), and runs the plan on the stream that library calls
+current. Adapters are chosen once per array type.
+
+Stream rule (DLPack's ``stream`` argument): on a GPU, xpose runs on the caller library's current
+stream of the array's device -- PyTorch's ``torch.cuda.current_stream()``, CuPy's
+``cupy.cuda.get_current_stream()``; for JAX the stream JAX names for external work on that device
+-- and never synchronises the device or the host.
+"""
+
+import sys
+
+from . import _xpose
+
+_KDL_CPU = 1
+_KDL_CUDA = 2
+_KDL_CUDA_HOST = 3
+
+
+def _type_name(obj):
+    kind = type(obj)
+    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+
+
+def _export(array, stream, what):
+    """The DLPack capsule of `array`, ready for work on `stream` (None: no stream, the CPU)."""
+    export = getattr(array, "__dlpack__", None)
+    if export is None:
+        raise TypeError(f"{what} ({_type_name(array)}) is not an array: xpose takes arrays that support DLPack")
+    try:
+        return export() if stream is None else export(stream=stream)
+    except (BufferError, RuntimeError, TypeError) as error:
+        # Read-only NumPy arrays cannot be exported unversioned; the buffer protocol reads them.
+        numpy = sys.modules.get("numpy")
+        if numpy is not None and isinstance(array, numpy.ndarray):
+            return array
+        kind = TypeError if what == "x" else ValueError
+        raise kind(f"{what} ({_type_name(array)}) cannot be exported through DLPack: {error}") from None
+
+
+class _NumPy:
+    def __init__(self):
+        import numpy
+
+        self.numpy = numpy
+
+    def apply(self, x, prepare, args, out):
+        pending = prepare(_export(x, None, "x"), *args)
+        if out is None:
+            out = self.numpy.empty(pending.shape, dtype=x.dtype)
+            pending.run(out, 0)  # a fresh ndarray: the buffer protocol is enough
+        else:
+            pending.run(_export(out, None, "out"), 0)
+        return out
+
+
+class _Torch:
+    def __init__(self):
+        import torch
+
+        self.torch = torch
+        self.raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+
+    def current_stream(self, index):
+        if self.raw_stream is not None:
+            return self.raw_stream(index)
+        return self.torch.cuda.current_stream(index).cuda_stream
+
+    def apply(self, x, prepare, args, out):
+        if x.requires_grad:
+            x = x.detach()
+        device = x.device
+        if device.type == "cpu":
+            pending = prepare(_export(x, None, "x"), *args)
+            if out is None:
+                out = self.torch.empty(pending.shape, dtype=x.dtype)
+            pending.run(_export(out, None, "out"), 0)
+            return out
+        if device.type != "cuda":
+            raise TypeError(f"x lives on {device}; xpose works on CPU and CUDA tensors")
+        if self.torch.cuda.current_device() != device.index:
+            with self.torch.cuda.device(device.index):
+                return self._apply_cuda(x, prepare, args, out)
+        return self._apply_cuda(x, prepare, args, out)
+
+    def _apply_cuda(self, x, prepare, args, out):
+        # The work runs on PyTorch's current stream, the stream PyTorch orders its own work on:
+        # no handshake is needed, so the tensors are exported without a stream (no event).
+        stream = self.current_stream(x.device.index)
+        pending = prepare(_export(x, None, "x"), *args)
+        if out is None:
+            out = self.torch.empty(pending.shape, dtype=x.dtype, device=x.device)
+        pending.run(_export(out, None, "out"), stream)
+        return out
+
+
+class _CuPy:
+    def __init__(self):
+        import cupy
+
+        self.cupy = cupy
+
+    def apply(self, x, prepare, args, out):
+        device = x.device
+        if self.cupy.cuda.runtime.getDevice() != device.id:
+            with device:
+                return self._apply(x, prepare, args, out)
+        return self._apply(x, prepare, args, out)
+
+    def _apply(self, x, prepare, args, out):
+        stream = self.cupy.cuda.get_current_stream().ptr
+        exchange = stream if stream else 1  # DLPack spells the legacy default stream 1
+        pending = prepare(_export(x, exchange, "x"), *args)
+        if out is None:
+            out = self.cupy.empty(pending.shape, dtype=x.dtype)
+        pending.run(_export(out, exchange, "out"), stream)
+        return out
+
+
+class _WrittenOnImport:
+    """A DLPack producer that writes the result when JAX imports it, on the stream JAX names.
+
+    JAX arrays are immutable, so the result is a new JAX array: its memory is allocated by JAX
+    (jnp.empty), written by xpose on the stream that JAX's from_dlpack passes (JAX waits on that
+    stream before using the result), and imported without a copy. The capsule keeps the input's
+    export alive until JAX releases the result, after the work is done.
+    """
+
+    def __init__(self, x, pending, buffer, exported, stream):
+        self.x, self.pending, self.buffer = x, pending, buffer
+        self.exported, self.stream = exported, stream
+
+    def __dlpack_device__(self):
+        return self.x.__dlpack_device__()
+
+    def __dlpack__(self, stream=None, **unused):
+        if self.stream is None:  # the CPU
+            out = _export(self.buffer, None, "out")
+            self.pending.run(out, 0)
+            return _xpose.keep_alive_capsule(out, (self.pending, self.buffer, self.exported))
+        if stream is None or stream == -1:
+            stream = self.stream
+        if stream != self.stream:
+            self.exported = (self.exported, _export(self.x, stream, "x"))
+        out = _export(self.buffer, stream, "out")
+        self.pending.run(out, stream)
+        return _xpose.keep_alive_capsule(out, (self.pending, self.buffer, self.exported))
+
+
+class _Jax:
+    def __init__(self):
+        import jax
+        import jax.dlpack
+        import jax.numpy
+
+        self.jax, self.jnp = jax, jax.numpy
+
+    def apply(self, x, prepare, args, out):
+        if out is not None:
+            raise TypeError("out= cannot be a JAX array: JAX arrays are immutable; use the returned array")
+        devices = x.devices()
+        if len(devices) != 1:
+            raise TypeError(f"x is spread over {len(devices)} devices; xpose permutes single-device arrays")
+        (device,) = devices
+        kind, _ = x.__dlpack_device__()
+        stream = device.get_stream_for_external_ready_events() if kind == _KDL_CUDA else None
+        exported = _export(x, stream, "x")
+        pending = prepare(exported, *args)
+        buffer = self.jnp.empty(pending.shape, dtype=x.dtype, device=device)
+        return self.jax.dlpack.from_dlpack(_WrittenOnImport(x, pending, buffer, exported, stream))
+
+
+class _ArrayApi:
+    """Any other DLPack array: the legacy default stream, and the result from its Array API
+    namespace (``x.__array_namespace__()``), or ``out``."""
+
+    def apply(self, x, prepare, args, out):
+        kind, _ = x.__dlpack_device__()
+        pending = prepare(_export(x, None, "x"), *args)
+        if out is None:
+            namespace = getattr(x, "__array_namespace__", None)
+            if namespace is None:
+                raise TypeError(f"x ({_type_name(x)}) has no Array API namespace to allocate the result; pass out=")
+            out = namespace().empty(pending.shape, dtype=x.dtype, device=x.device)
+        pending.run(_export(out, None, "out"), 0)
+        return out
+
+
+def _make_adapter(kind):
+    root = kind.__module__.partition(".")[0]
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and issubclass(kind, numpy.ndarray):
+        return _NumPy()
+    if root == "torch" and hasattr(kind, "__dlpack__"):
+        return _Torch()
+    if root == "cupy" and hasattr(kind, "__dlpack__"):
+        return _CuPy()
+    if root in ("jax", "jaxlib") and hasattr(kind, "__dlpack__"):
+        return _Jax()
+    if hasattr(kind, "__dlpack__") and hasattr(kind, "__dlpack_device__"):
+        return _ArrayApi()
+    return None
+
+
+_adapters = {}
+
+
+def apply(x, prepare, args, out):
+    """Runs `prepare(exported x, *args)` then the returned call into `out` or a new array."""
+    kind = type(x)
+    adapter = _adapters.get(kind)
+    if adapter is None:
+        adapter = _make_adapter(kind)
+        if adapter is None:
+            raise TypeError(
+                f"x ({_type_name(x)}) is not an array: xpose takes arrays that support DLPack "
+                "(NumPy, CuPy, PyTorch, JAX, ...)"
+            )
+        _adapters[kind] = adapter
+    return adapter.apply(x, prepare, args, out)

@@ -1,0 +1,194 @@
+"""xpose on NumPy arrays (the CPU): results against np.transpose, bit for bit."""
+
+import threading
+
+import numpy as np
+import pytest
+
+import xpose
+from conftest import NUMPY_DTYPES, assert_same_bytes, random_array
+
+
+def expected(x, axes):
+    return np.transpose(x, axes).copy(order="C")  # ascontiguousarray would make a 0-d array 1-d
+
+
+def random_shape(rng, rank, max_elements=4096):
+    """A shape of `rank` dims with at most `max_elements` elements, size-1 and odd sizes included."""
+    while True:
+        shape = tuple(int(n) for n in rng.integers(1, 9 if rank > 3 else 40, size=rank))
+        if np.prod(shape) <= max_elements:
+            return shape
+
+
+@pytest.mark.parametrize("dtype", NUMPY_DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("rank", range(1, 9))
+def test_random_shapes_match_numpy(rng, rank, dtype):
+    for _ in range(3):
+        shape = random_shape(rng, rank)
+        axes = tuple(int(a) for a in rng.permutation(rank))
+        x = random_array(rng, shape, dtype)
+        y = xpose.permute(x, axes)
+        assert type(y) is np.ndarray and y.flags.c_contiguous
+        assert_same_bytes(y, expected(x, axes))
+
+
+@pytest.mark.parametrize("dtype", NUMPY_DTYPES, ids=lambda d: np.dtype(d).name)
+def test_transpose_and_matrix_transpose(rng, dtype):
+    x = random_array(rng, (3, 5, 7), dtype)
+    assert_same_bytes(xpose.transpose(x), expected(x, None))
+    assert_same_bytes(xpose.matrix_transpose(x), expected(x, (0, 2, 1)))
+    m = random_array(rng, (33, 65), dtype)
+    assert_same_bytes(xpose.transpose(m), expected(m, None))
+    assert_same_bytes(xpose.matrix_transpose(m), expected(m, None))
+
+
+def test_negative_axes_count_from_the_end(rng):
+    x = random_array(rng, (2, 3, 4, 5), np.float32)
+    assert_same_bytes(xpose.permute(x, (-1, 0, -2, 1)), expected(x, (3, 0, 2, 1)))
+    assert_same_bytes(xpose.permute(x, [np.int64(3), np.int32(2), 1, 0]), expected(x, (3, 2, 1, 0)))
+
+
+def test_large_array_takes_the_threaded_path(rng):
+    x = random_array(rng, (64, 96, 130), np.float32)  # 3.2 MB, above the 1 MiB threading threshold
+    assert_same_bytes(xpose.permute(x, (2, 0, 1)), expected(x, (2, 0, 1)))
+    assert_same_bytes(xpose.permute(x, (1, 2, 0)), expected(x, (1, 2, 0)))
+
+
+@pytest.mark.parametrize("view", [
+    lambda a: a[:, ::2, 1:],            # steps and an offset
+    lambda a: a[1:, :, ::3],
+    lambda a: a.transpose(2, 0, 1),     # a permuted (non-contiguous) view
+    lambda a: np.asfortranarray(a),     # column-major
+    lambda a: a[:, 1:2, :],             # a size-1 dim of any stride
+    lambda a: a[::2, ::-1, :][:, :1],   # a negative stride on a size-1 dim is never stepped
+], ids=["steps", "offset-steps", "permuted", "fortran", "size1", "size1-negative"])
+@pytest.mark.parametrize("dtype", [np.uint8, np.float16, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
+def test_strided_views_match_numpy(rng, view, dtype):
+    base = random_array(rng, (6, 10, 12), dtype)
+    x = view(base)
+    for axes in [(0, 2, 1), (2, 1, 0), (1, 0, 2)]:
+        assert_same_bytes(xpose.permute(x, axes), expected(x, axes))
+
+
+def test_read_only_input(rng):
+    x = random_array(rng, (17, 9), np.int32)
+    x.flags.writeable = False
+    assert_same_bytes(xpose.transpose(x), expected(x, None))
+
+
+def test_empty_rank0_and_size1(rng):
+    for shape, axes in [((0, 3), (1, 0)), ((4, 0, 2), (2, 0, 1)), ((), ()), ((1,), (0,)),
+                        ((1, 1, 1), (2, 0, 1))]:
+        x = random_array(rng, shape, np.float64)
+        y = xpose.permute(x, axes)
+        assert_same_bytes(y, expected(x, axes))
+
+
+def test_rank_16_runs_and_17_is_refused(rng):
+    x = random_array(rng, (2,) * 8 + (1,) * 8, np.uint16)
+    axes = tuple(range(15, -1, -1))
+    assert_same_bytes(xpose.permute(x, axes), expected(x, axes))
+    with pytest.raises(ValueError, match="rank 17 exceeds the limit of 16"):
+        xpose.transpose(np.zeros((1,) * 17))
+
+
+def test_out_is_written_and_returned(rng):
+    x = random_array(rng, (5, 6, 7), np.float32)
+    out = np.empty((7, 5, 6), np.float32)
+    assert xpose.permute(x, (2, 0, 1), out=out) is out
+    assert_same_bytes(out, expected(x, (2, 0, 1)))
+
+
+def test_strided_out_leaves_the_gaps_untouched(rng):
+    x = random_array(rng, (5, 6, 7), np.int16)
+    poison = np.int16(-12345)
+    big = np.full((9, 6, 10), poison, np.int16)
+    out = big[1:8, :, ::2][:, :, :5]  # (7, 6, 5), strided
+    xpose.permute(x, (2, 1, 0), out=out)
+    assert_same_bytes(out, expected(x, (2, 1, 0)))
+    mask = np.ones(big.shape, bool)
+    mask[1:8, :, 0:10:2] = False
+    assert (big[mask] == poison).all()
+
+
+def test_plan_runs_again_and_again(rng):
+    plan = xpose.Plan((4, 3, 8, 5), (0, 2, 3, 1), np.float32)
+    assert plan.out_shape == (4, 8, 5, 3) and plan.axes == (0, 2, 3, 1) and plan.dtype == "f32"
+    assert plan.device == "cpu" and plan.kernel_name
+    for _ in range(3):
+        x = random_array(rng, (4, 3, 8, 5), np.float32)
+        assert_same_bytes(plan(x), expected(x, (0, 2, 3, 1)))
+    out = np.empty(plan.out_shape, np.float32)
+    assert plan.execute(x, out=out) is out
+    assert_same_bytes(out, expected(x, (0, 2, 3, 1)))
+    assert "Plan(" in repr(plan)
+
+
+def test_plan_for_a_strided_view(rng):
+    base = random_array(rng, (6, 10, 12), np.float64)
+    x = base[:, ::2, 1:]
+    plan = xpose.Plan(x.shape, (2, 0, 1), "float64", strides=[s // 8 for s in x.strides])
+    assert_same_bytes(plan(x), expected(x, (2, 0, 1)))
+    with pytest.raises(ValueError, match="strides"):
+        plan(np.ascontiguousarray(x))
+
+
+@pytest.mark.parametrize("kernel", [k for k in xpose.kernel_names("cpu") if xpose.kernel_permutes(k, "cpu")])
+def test_every_cpu_kernel_through_a_plan(rng, kernel):
+    ran = 0
+    for shape, axes in [((33, 65), (1, 0)), ((3, 17, 9), (0, 2, 1)), ((4, 5, 6, 7), (3, 1, 0, 2)),
+                        ((8, 9, 10), (0, 1, 2))]:
+        x = random_array(rng, shape, np.float32)
+        try:
+            plan = xpose.Plan(shape, axes, "f32", kernel=kernel)
+        except ValueError as error:
+            assert "cannot run" in str(error)
+            continue
+        assert_same_bytes(plan(x), expected(x, axes))
+        ran += 1
+    assert ran > 0, f"kernel {kernel} ran no case"
+
+
+def test_plans_are_cached_and_the_cache_is_bounded(rng):
+    xpose.clear_plan_cache()
+    x = random_array(rng, (8, 9), np.float32)
+    xpose.transpose(x)
+    xpose.transpose(x)
+    info = xpose.plan_cache_info()
+    assert info["misses"] == 1 and info["hits"] == 1 and info["size"] == 1
+    xpose.set_plan_cache_capacity(4)
+    for n in range(1, 11):
+        y = random_array(rng, (n, 3), np.uint8)
+        assert_same_bytes(xpose.transpose(y), expected(y, None))
+    assert xpose.plan_cache_info()["size"] == 4
+    xpose.set_plan_cache_capacity(0)
+    assert xpose.plan_cache_info()["size"] == 0
+    assert_same_bytes(xpose.transpose(x), expected(x, None))
+
+
+def test_calls_from_several_threads(rng):
+    inputs = [random_array(rng, (64, 48, 40), np.float32) for _ in range(4)]  # 0.5 MB each
+    errors = []
+
+    def work(x):
+        try:
+            for _ in range(5):
+                assert_same_bytes(xpose.permute(x, (2, 0, 1)), expected(x, (2, 0, 1)))
+        except BaseException as error:  # reported by the main thread
+            errors.append(error)
+
+    threads = [threading.Thread(target=work, args=(x,)) for x in inputs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+
+
+def test_names():
+    assert xpose.kernel_names()[0] == "auto"
+    assert xpose.kernel_names("cpu") == xpose.kernel_names("cpu:0")
+    assert "f32" in xpose.dtype_names() and "c128" in xpose.dtype_names()
+    assert isinstance(xpose.cuda_compiled(), bool)
+    assert xpose.cuda_device_count() >= 0
