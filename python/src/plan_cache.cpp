@@ -5,8 +5,8 @@ namespace {
 
 // Every field a plan depends on, in one vector; empty stride lists (packed) stay distinguishable
 // from explicit ones by their length word.
-std::vector<int64_t> make_key(const Permutation& p, DType type, Device device, int device_id) {
-  std::vector<int64_t> key;
+void make_key(const Permutation& p, DType type, Device device, int device_id, std::vector<int64_t>& key) {
+  key.clear();
   key.reserve(5 + p.dims.size() * 2 + p.in_strides.size() + p.out_strides.size());
   key.push_back(static_cast<int64_t>(type));
   key.push_back(static_cast<int64_t>(device));
@@ -18,7 +18,6 @@ std::vector<int64_t> make_key(const Permutation& p, DType type, Device device, i
   key.insert(key.end(), p.in_strides.begin(), p.in_strides.end());
   key.push_back(static_cast<int64_t>(p.out_strides.size()));
   key.insert(key.end(), p.out_strides.begin(), p.out_strides.end());
-  return key;
 }
 
 }  // namespace
@@ -34,8 +33,8 @@ std::size_t PlanCache::KeyHash::operator()(const Key& key) const {
 
 Status PlanCache::get(const Permutation& permutation, DType type, Device device, int device_id,
                       Plan* plan) {
-  Key key = make_key(permutation, type, device, device_id);
-  if (auto found = index_.find(key); found != index_.end()) {
+  make_key(permutation, type, device, device_id, scratch_);
+  if (auto found = index_.find(scratch_); found != index_.end()) {
     ++hits_;
     entries_.splice(entries_.begin(), entries_, found->second);
     *plan = found->second->second;
@@ -50,7 +49,7 @@ Status PlanCache::get(const Permutation& permutation, DType type, Device device,
     index_.erase(entries_.back().first);
     entries_.pop_back();
   }
-  entries_.emplace_front(std::move(key), std::move(created));
+  entries_.emplace_front(scratch_, std::move(created));
   index_.emplace(entries_.front().first, entries_.begin());
   return Status::ok;
 }

@@ -36,6 +36,7 @@ class PlanCache {
   };
   using Entries = std::list<std::pair<Key, Plan>>;  // most recently used first
 
+  Key scratch_;  // the key of the current lookup, reused so that a hit allocates nothing
   Entries entries_;
   std::unordered_map<Key, Entries::iterator, KeyHash> index_;
   std::size_t capacity_ = kDefaultCapacity;

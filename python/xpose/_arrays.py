@@ -51,9 +51,7 @@ class _NumPy:
         pending = prepare(_export(x, None, "x"), *args)
         if out is None:
             out = self.numpy.empty(pending.shape, dtype=x.dtype)
-            pending.run(out, 0)  # a fresh ndarray: the buffer protocol is enough
-        else:
-            pending.run(_export(out, None, "out"), 0)
+        pending.run(_export(out, None, "out"), 0)
         return out
 
 
