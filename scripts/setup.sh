@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 required=(cmake g++ make libgtest-dev libcli11-dev nlohmann-json3-dev
           python3-dev pybind11-dev python3-numpy python3-pytest)  # the Python package and its tests
-optional=(libopenblas-dev libeigen3-dev libopenmpi-dev)  # the CPU comparison benchmark; the MPI example
+optional=(libopenblas-dev libeigen3-dev libopenmpi-dev python3-matplotlib)  # the CPU comparison benchmark; the MPI example; bench --plot
 
 missing() {
   local out=()

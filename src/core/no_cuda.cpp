@@ -1,4 +1,5 @@
-// The CUDA side of the registry for builds without nvcc: no kernels, and a clear error.
+// The CUDA side of the registry for builds without the CUDA backend (XPOSE_WITH_CUDA=OFF, or no
+// nvcc at configure time): no kernels, and an error that says the backend was not built.
 #include "core/error.hpp"
 #include "core/kernel_registry.hpp"
 
@@ -17,7 +18,8 @@ const std::vector<Kernel>& cuda_kernels() {
 const Kernel* choose_cuda_kernel(const Transpose2D&) { return nullptr; }
 
 Status cuda_check_available() {
-  return fail(Status::unsupported, "this xpose build has no CUDA backend (nvcc was not found)");
+  return fail(Status::unsupported,
+              "Device::cuda: this xpose build has no CUDA backend (the library was built without it)");
 }
 
 Status cuda_check_pointers(const void*, const void*, void*) { return cuda_check_available(); }

@@ -1,5 +1,5 @@
-// The CUDA side of the permute registry for builds without nvcc: no kernels (Plan::create_permute
-// reports that CUDA is not compiled in before it looks for one).
+// The CUDA side of the permute registry for builds without the CUDA backend: no kernels
+// (Plan::create_permute reports that the backend was not built before it looks for one).
 #include "core/permute_registry.hpp"
 
 namespace xpose::detail {

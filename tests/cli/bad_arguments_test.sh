@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `xpose bench` with malformed arguments: each must exit with status 2, print exactly one line on
-# stderr that names the bad value, print nothing on stdout, and finish within 10 s (no hang, no
-# crash). `--device cuda` is one of them where no GPU is visible (skipped where one is). One tiny
+# stderr that starts with "xpose: error: " and names the bad value, print nothing on stdout, and
+# finish within 10 s (no hang, no crash). `--device cuda` is one of them where no GPU is visible (skipped where one is). One tiny
 # CPU run checks that a good command still passes. No GPU needed.
 # Usage: bad_arguments_test.sh PATH/TO/xpose
 set -u
@@ -27,6 +27,8 @@ expect_usage_error() {
   lines="$(wc -l <"$scratch/stderr")"
   [ "$lines" -ne 1 ] && problems+=("$lines lines on stderr, expected 1")
   grep -qF -- "$text" "$scratch/stderr" || problems+=("stderr does not contain '$text'")
+  # One prefix for every error, whichever layer reports it.
+  grep -q '^xpose: error: ' "$scratch/stderr" || problems+=("stderr does not start with 'xpose: error: '")
   [ -s "$scratch/stdout" ] && problems+=("stdout is not empty")
   if [ "${#problems[@]}" -gt 0 ]; then
     failures=$((failures + 1))
@@ -64,7 +66,39 @@ expect_usage_error non_numeric_rounds "often" "${good[@]}" --rows 8 --rounds oft
 expect_usage_error negative_warmup "-1" "${good[@]}" --rows 8 --warmup=-1
 expect_usage_error negative_threads "-2" "${good[@]}" --rows 8 --threads=-2
 expect_usage_error non_numeric_seed "abc" "${good[@]}" --rows 8 --seed abc
-expect_usage_error missing_suite_file "$scratch/missing.txt" "${good[@]}" --suite "$scratch/missing.txt"
+expect_usage_error missing_suite_file "no such file: '$scratch/missing.txt'" "${good[@]}" --suite "$scratch/missing.txt"
+expect_usage_error missing_suite_name "no such file or suite: 'nosuchsuite'" "${good[@]}" --suite nosuchsuite
+expect_usage_error suite_is_a_folder "'$scratch' is a folder" "${good[@]}" --suite "$scratch"
+expect_usage_error suite_dev_null_is_empty "/dev/null: the file is empty (no cases)" "${good[@]}" --suite /dev/null
+: >"$scratch/zero_bytes.txt"
+expect_usage_error suite_file_is_empty "zero_bytes.txt: the file is empty" "${good[@]}" --suite "$scratch/zero_bytes.txt"
+printf '8 8 f32\n' >"$scratch/unreadable.txt"
+chmod 000 "$scratch/unreadable.txt"
+if [ -r "$scratch/unreadable.txt" ]; then
+  echo "skip suite_unreadable: a mode-000 file is readable here (running as root)"
+else
+  expect_usage_error suite_unreadable "cannot read '$scratch/unreadable.txt'" "${good[@]}" --suite "$scratch/unreadable.txt"
+fi
+
+# Empty values and empty list items are errors, never a silent default.
+expect_usage_error empty_dims_and_perm "the value is empty" "${good[@]}" --dims "" --perm ""
+expect_usage_error empty_dims "--dims: the value is empty" "${good[@]}" --dims "" --perm "1 0"
+expect_usage_error blank_perm "--perm: the value is empty" "${good[@]}" --dims "4 5" --perm "  "
+expect_usage_error empty_suite "--suite: the value is empty" "${good[@]}" --suite ""
+expect_usage_error empty_device "--device: the value is empty" bench --device "" --rows 8 --no-progress
+expect_usage_error empty_output "--output: the value is empty" "${good[@]}" --rows 8 --output ""
+expect_usage_error empty_plot "--plot: the value is empty" "${good[@]}" --rows 8 --plot ""
+expect_usage_error empty_kernels "--kernels: the value is empty" "${good[@]}" --rows 8 --kernels ""
+expect_usage_error empty_rows_item "--rows: '64,,128' has an empty item (item 2)" "${good[@]}" --rows 64,,128
+expect_usage_error trailing_comma_cols "--cols: '8,' has an empty item (item 2)" "${good[@]}" --rows 8 --cols 8,
+expect_usage_error empty_dtype_item "--dtype: ',f32' has an empty item (item 1)" "${good[@]}" --rows 8 --dtype ,f32
+expect_usage_error empty_kernels_item "--kernels: 'blocked,,reference' has an empty item" "${good[@]}" --rows 8 --kernels blocked,,reference
+
+# --seed is an unsigned 64-bit integer: no sign, no wrap-around.
+expect_usage_error negative_seed "--seed: '-1' is not an integer from 0 to 18446744073709551615" "${good[@]}" --rows 8 --seed=-1
+expect_usage_error negative_seed_separate "'-1' is not an integer from 0" "${good[@]}" --rows 8 --seed -1
+expect_usage_error overflowing_seed "'18446744073709551616' is not an integer" "${good[@]}" --rows 8 --seed 18446744073709551616
+expect_usage_error plus_signed_seed "'+5' is not an integer" "${good[@]}" --rows 8 --seed +5
 
 printf '# comment\n8 8 f32\n16 16 f33\n' >"$scratch/bad_dtype.txt"
 expect_usage_error suite_bad_dtype "bad_dtype.txt:3" "${good[@]}" --suite "$scratch/bad_dtype.txt"
@@ -109,7 +143,10 @@ expect_usage_error unknown_option "--frobnicate" "${good[@]}" --rows 8 --frobnic
 expect_usage_error unknown_command "'frobnicate'" frobnicate --rows 8
 expect_usage_error no_command "subcommand"
 expect_usage_error unknown_format "xml" "${good[@]}" --rows 8 --format xml
-expect_usage_error output_not_writable "$scratch/no/such/dir/out.json" "${good[@]}" --rows 8 --reps 1 --warmup 0 --output "$scratch/no/such/dir/out.json"
+expect_usage_error output_not_writable "the folder '$scratch/no/such/dir' does not exist" "${good[@]}" --rows 8 --reps 1 --warmup 0 --output "$scratch/no/such/dir/out.json"
+expect_usage_error output_is_a_folder "--output: '$scratch' is a folder" "${good[@]}" --rows 8 --output "$scratch"
+expect_usage_error plot_folder_missing "--plot: the folder '$scratch/missing' does not exist" "${good[@]}" --rows 8 --plot "$scratch/missing/plot.png"
+expect_usage_error plot_is_the_output "is also the --output file" "${good[@]}" --rows 8 --format json --output "$scratch/same.json" --plot "$scratch/same.json"
 
 # --device cuda where no GPU can run it must be a usage error too. `xpose kernels` says whether the
 # CUDA backend was built and how many GPUs are visible; where one is, the same command would run a
@@ -126,6 +163,17 @@ case "$cuda_line" in
     cases=$((cases + 1))
     failures=$((failures + 1))
     echo "FAIL device_cuda_without_gpu: cannot tell from 'xpose kernels' whether a GPU is visible: '$cuda_line'" ;;
+esac
+# A CUDA kernel named for a CPU run is not "unknown": the message says where it runs. A build
+# without the CUDA backend cannot know CUDA names, and says so.
+case "$cuda_line" in
+  "cuda: not built"*)
+    expect_usage_error cuda_kernel_without_backend "CUDA kernels are not known to this build" \
+      "${good[@]}" --rows 8 --kernels tiled_padded ;;
+  *)
+    expect_usage_error cuda_kernel_on_cpu "'tiled_padded' exists only on CUDA, and this run is on the CPU (--device cpu" \
+      "${good[@]}" --rows 8 --kernels tiled_padded
+    expect_usage_error cuda_permute_kernel_on_cpu "exists only on CUDA" "${good[@]}" --dims "4 5 6" --perm "2 1 0" --kernels naive ;;
 esac
 
 # The distributed bench (--gpus N): its own arguments are checked before any GPU is counted, so
@@ -163,7 +211,8 @@ else
 fi
 
 # A case too large for host memory (8 TB): exit 1 (a run error, not a usage error), and the table
-# says what was needed and what is available instead of crashing. The bench compares with
+# says once what was needed and what is available instead of crashing; its variants are "not run"
+# (nothing was verified, so nothing FAILED). The bench compares with
 # /proc/meminfo's MemAvailable before allocating; without that file it cannot tell in advance.
 if [ ! -r /proc/meminfo ]; then
   echo "skip too_large_for_memory: no /proc/meminfo"
@@ -172,8 +221,11 @@ else
   status=0
   timeout 20 "$xpose" bench --device cpu --rows 2000000 --cols 2000000 --dtype u8 --reps 1 --warmup 0 \
     --kernels blocked --no-progress >"$scratch/stdout" 2>"$scratch/stderr" </dev/null || status=$?
-  if [ "$status" -eq 1 ] && grep -q "needed, .* available" "$scratch/stdout" &&
-     grep -q "Verification: FAILED" "$scratch/stdout"; then
+  if [ "$status" -eq 1 ] && [ "$(grep -c "needed, .* available" "$scratch/stdout")" -eq 1 ] &&
+     grep -q "^  not run: cannot allocate host memory" "$scratch/stdout" &&
+     grep -q "^  blocked .* not run$" "$scratch/stdout" && ! grep -q "FAILED" "$scratch/stdout" &&
+     grep -q "^Summary: 0 passed, 0 failed, 0 n/a, 0 errors; 1 of 1 case not run$" "$scratch/stdout" &&
+     grep -q "^Verification: not run (no case could run" "$scratch/stdout"; then
     echo "ok   too_large_for_memory"
   else
     failures=$((failures + 1))

@@ -37,7 +37,13 @@ class RecordingDevice final : public BenchDevice {
 
   const DeviceInfo& info() const override { return info_; }
   int64_t free_memory_bytes() override { return host_->free_memory_bytes(); }
-  void* allocate(int64_t bytes, std::string* error) override { return host_->allocate(bytes, error); }
+  void* allocate(int64_t bytes, std::string* error) override {
+    if (out_of_memory) {
+      *error = "the recording device has no memory";
+      return nullptr;
+    }
+    return host_->allocate(bytes, error);
+  }
   void release(void* buffer) override { host_->release(buffer); }
   bool copy_from_host(void* destination, const void* source, int64_t bytes, std::string* error) override {
     return host_->copy_from_host(destination, source, bytes, error);
@@ -82,6 +88,7 @@ class RecordingDevice final : public BenchDevice {
   std::vector<TimingCall> calls;
   std::vector<int> launch_pairs;
   int stalling_call = -1, failing_call = -1;
+  bool out_of_memory = false;  // every allocation fails
 
  private:
   // The index of the one output that is no longer all 0xFF, -1 if none is or several are.
@@ -232,6 +239,45 @@ TEST(BenchRunnerRounds, AVariantWhoseTimingFailedIsLeftOutOfLaterRounds) {
   EXPECT_EQ(calls_of(result.variants[0]), (std::vector<int>{0, 4, 5}));
   EXPECT_EQ(calls_of(result.variants[1]), (std::vector<int>{1, 3, 6}));
   EXPECT_EQ(result.outcome, Outcome::error);
+}
+
+// A case whose buffers cannot be allocated says why once, for the case; its variants are "not
+// run" (nothing was verified, so nothing failed) and the run is not ok.
+TEST(BenchRunnerNotRun, ACaseWithoutMemorySaysWhyOnceAndRunsNothing) {
+  RecordingDevice device;
+  device.out_of_memory = true;
+  const CaseResult result = run_one_case(device, three_variants(5, 1));
+  EXPECT_EQ(result.outcome, Outcome::not_run);
+  EXPECT_NE(result.note.find("the recording device has no memory"), std::string::npos) << result.note;
+  ASSERT_EQ(result.variants.size(), 3u);
+  for (const VariantResult& variant : result.variants) {
+    EXPECT_EQ(variant.outcome, Outcome::not_run) << variant.kernel;
+    EXPECT_EQ(variant.note, "") << variant.kernel << ": the reason belongs to the case, once";
+    EXPECT_FALSE(variant.timed()) << variant.kernel;
+  }
+  EXPECT_TRUE(device.calls.empty());
+  EXPECT_STREQ(to_string(Outcome::not_run), "not run");
+
+  RunSummary summary;
+  add_to_summary(result, &summary);
+  EXPECT_EQ(summary.cases, 1);
+  EXPECT_EQ(summary.cases_not_run, 1);
+  EXPECT_EQ(summary.passed + summary.failed + summary.errors, 0);
+  EXPECT_FALSE(summary.ok());
+}
+
+TEST(BenchRunnerNotRun, ACaseThatRanAfterOneThatCouldNotCountsApart) {
+  RecordingDevice device;
+  device.out_of_memory = true;
+  RunSummary summary;
+  add_to_summary(run_one_case(device, three_variants(3, 1)), &summary);
+  device.out_of_memory = false;
+  add_to_summary(run_one_case(device, three_variants(3, 1)), &summary);
+  EXPECT_EQ(summary.cases, 2);
+  EXPECT_EQ(summary.cases_not_run, 1);
+  EXPECT_EQ(summary.passed, 3);
+  EXPECT_EQ(summary.failed, 0);
+  EXPECT_FALSE(summary.ok());
 }
 
 }  // namespace

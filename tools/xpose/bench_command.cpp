@@ -11,9 +11,12 @@
 #include <iostream>
 #include <random>
 
+#include "argument_checks.hpp"
 #include "bench_device.hpp"
 #include "bench_runner.hpp"
 #include "build_info.hpp"
+#include "diagnostics.hpp"
+#include "output_file.hpp"
 #include "paths.hpp"
 #include "plot.hpp"
 #include "report.hpp"
@@ -179,7 +182,7 @@ bool choose_device(const BenchArguments& arguments, Device* device, std::string*
     return false;
   }
   if (*device == Device::cuda && !cuda_compiled()) {
-    *error = "--device cuda: this xpose build has no CUDA backend (nvcc was not found)";
+    *error = "--device cuda: this xpose build has no CUDA backend (the library was built without it)";
     return false;
   }
   if (*device == Device::cuda && cuda_device_count() == 0) {
@@ -238,8 +241,21 @@ bool choose_kernels(const BenchArguments& arguments, BenchOptions* options, std:
         list += has_matrix ? "; permute:" : " permute:";
         for (const std::string& k : permute_known) list += " " + k;
       }
+      // A kernel of the other device is not unknown: say where it runs.
+      const Device other = options->device == Device::cpu ? Device::cuda : Device::cpu;
+      if (knows(kernel_names(other), name) || knows(permute_kernel_names(other), name)) {
+        const std::string why = !arguments.device.empty() ? "--device " + arguments.device
+                                : cuda_compiled()         ? std::string("no CUDA device is visible")
+                                                          : std::string("this build has no CUDA backend");
+        *error = "--kernels: '" + name + "' exists only on " + (other == Device::cuda ? "CUDA" : "the CPU") +
+                 ", and this run is on " + (other == Device::cuda ? "the CPU" : "CUDA") + " (" + why +
+                 "; known here:" + list + ")";
+        return false;
+      }
       *error = "--kernels: unknown kernel '" + name + "' for " + xpose::to_string(options->device) +
                " (known:" + list + ")";
+      if (options->device == Device::cpu && !cuda_compiled())
+        *error += "; CUDA kernels are not known to this build, which has no CUDA backend";
       return false;
     }
     if (matrix_name) matrix_wanted.push_back(name);
@@ -327,13 +343,15 @@ CLI::Validator integer_at_least(int minimum) {
 CLI::App* add_bench_command(CLI::App& app, BenchArguments* a) {
   CLI::App* bench = app.add_subcommand(
       "bench", "Time and verify every transpose or permute variant on a device (see docs/cli.md)");
+  // Comma lists are split by check_bench_arguments(), which refuses empty items (CLI11's
+  // delimiter drops them).
   CLI::Option* rows = bench->add_option("--rows", a->rows, "Rows of the input, e.g. 8192 or 1024,4096")
-                          ->delimiter(',')->type_name("N[,N...]");
+                          ->type_name("N[,N...]");
   bench->add_option("--cols", a->cols, "Columns of the input (default: = rows)")
-      ->delimiter(',')->type_name("N[,N...]")->needs(rows);
+      ->type_name("N[,N...]")->needs(rows);
   bench->add_option("--dtype", a->dtypes,
                     "Element types, e.g. f32,f64 (default f32; for a suite's permute lines f64)")
-      ->delimiter(',')->type_name("TYPE[,TYPE...]");
+      ->type_name("TYPE[,TYPE...]");
   bench->add_option("--batch", a->batch, "Matrices per case (default 1)")->type_name("N")->needs(rows);
   bench->add_option("--pad-in", a->pad_in, "Extra elements at the end of each input row (strided view; a suite line's pad_in wins)")
       ->type_name("N");
@@ -352,7 +370,7 @@ CLI::App* add_bench_command(CLI::App& app, BenchArguments* a) {
   bench->add_option("--device", a->device, "cpu or cuda (default: cuda when a GPU is visible)")
       ->type_name("DEVICE");
   bench->add_option("--kernels", a->kernels, "Variants to run (default: all of the device)")
-      ->delimiter(',')->type_name("NAME[,NAME...]");
+      ->type_name("NAME[,NAME...]");
   bench->add_option("--reps", a->reps, "Timed runs per variant; the median is reported (default 20)")
       ->check(integer_at_least(1))->type_name("N");
   bench->add_option("--warmup", a->warmup, "Untimed runs before timing (default 3)")
@@ -364,7 +382,7 @@ CLI::App* add_bench_command(CLI::App& app, BenchArguments* a) {
   bench->add_option("--threads", a->threads, "CPU threads for the threaded kernels (default: all)")
       ->check(integer_at_least(0))->type_name("N");
   bench->add_option("--seed", a->seed, "Seed of the random input (default: random, printed)")
-      ->type_name("N");
+      ->check(unsigned_64_bit_integer())->type_name("N");
   bench->add_option("--format", a->format, "Report format: table, csv or json")
       ->check(CLI::IsMember({"table", "csv", "json"}))->type_name("FORMAT");
   bench->add_option("--output", a->output, "Write the report there (the table still goes to stdout)")
@@ -402,11 +420,7 @@ bool resolve_bench_options(const BenchArguments& a, const CLI::App& bench, Bench
   if (!choose_device(a, &options->device, error)) return false;
 
   if (!a.suite.empty()) {
-    options->suite_path = find_suite(a.suite);
-    if (options->suite_path.empty()) {
-      *error = "--suite: no such file or suite: '" + a.suite + "'";
-      return false;
-    }
+    if (!locate_suite(a.suite, &options->suite_path, error)) return false;
     if (!load_suite(options->suite_path, &options->cases, error)) return false;
     if (!apply_suite_dtypes(a, &options->cases, error)) return false;
   } else if (!a.rows.empty()) {
@@ -461,6 +475,14 @@ bool resolve_bench_options(const BenchArguments& a, const CLI::App& bench, Bench
   options->plot_path = a.plot;
   options->progress = !a.no_progress;
   options->launch_gate = !a.no_launch_gate && !cuda_tool_attached();
+  // Every file the run will write is checked before it starts.
+  if ((!options->output_path.empty() && !check_output_path(options->output_path, "--output", error)) ||
+      (!options->plot_path.empty() && !check_output_path(options->plot_path, "--plot", error)))
+    return false;
+  if (!options->plot_path.empty() && options->plot_path == options->output_path) {
+    *error = "--plot: '" + options->plot_path + "' is also the --output file";
+    return false;
+  }
   if (!options->plot_path.empty() &&
       !find_plot_tools(&options->plot_python, &options->plot_script, error))
     return false;
@@ -472,36 +494,39 @@ int run_bench_command(const BenchOptions& options) {
   std::unique_ptr<BenchDevice> device =
       options.device == Device::cuda ? make_cuda_device(options.launch_gate, &error) : make_cpu_device();
   if (!device) {
-    std::fprintf(stderr, "xpose bench: error: %s\n", error.c_str());
+    print_error(error);
     return kExitFailed;
   }
 
-  std::ofstream output_file;
-  if (!options.output_path.empty()) {
-    output_file.open(options.output_path);
-    if (!output_file) {
-      std::fprintf(stderr, "xpose bench: error: --output: cannot write '%s'\n", options.output_path.c_str());
-      return kExitUsage;
-    }
+  // The report file appears when the run is complete (output_file.hpp); an interrupted run
+  // leaves no file, or the earlier one.
+  OutputFile output_file;
+  if (!options.output_path.empty() && !output_file.open(options.output_path, &error)) {
+    print_error(error);
+    return kExitUsage;
   }
   // The plot reads JSON: the --output file when it is JSON, else a temporary file.
   const bool output_is_json = !options.output_path.empty() && options.format == ReportFormat::json;
   std::string plot_json_path;
   std::ofstream plot_json_file;
+  RemovalGuard plot_json_removal;
   if (!options.plot_path.empty()) {
     plot_json_path = output_is_json ? options.output_path : temporary_json_path();
     if (plot_json_path.empty()) {
-      std::fprintf(stderr, "xpose bench: error: --plot: cannot create a temporary JSON file\n");
+      print_error("--plot: cannot create a temporary JSON file");
       return kExitFailed;
     }
-    if (!output_is_json) plot_json_file.open(plot_json_path);
+    if (!output_is_json) {
+      plot_json_removal.watch(plot_json_path);
+      plot_json_file.open(plot_json_path);
+    }
   }
 
   std::vector<std::unique_ptr<ReportWriter>> writers;
   if (options.output_path.empty()) {
     writers.push_back(make_report_writer(options.format, std::cout));
   } else {
-    writers.push_back(make_report_writer(options.format, output_file));
+    writers.push_back(make_report_writer(options.format, output_file.stream()));
     writers.push_back(make_table_writer(std::cout));
   }
   if (plot_json_file.is_open()) writers.push_back(make_json_writer(plot_json_file));
@@ -519,17 +544,19 @@ int run_bench_command(const BenchOptions& options) {
     std::fprintf(stderr, "%s\n%s\n", summary_line(summary).c_str(), verification_line(summary).c_str());
 
   int status = summary.ok() ? kExitOk : kExitFailed;
-  if (!options.output_path.empty() && !output_file.flush()) {
-    std::fprintf(stderr, "xpose bench: error: writing '%s' failed\n", options.output_path.c_str());
+  // A complete run keeps its report, failed cases included: it says which failed.
+  bool report_written = true;
+  if (!options.output_path.empty() && !output_file.commit(&error)) {
+    print_error(error);
     status = kExitFailed;
+    report_written = false;
   }
-  if (!options.plot_path.empty()) {
+  if (!options.plot_path.empty() && (report_written || !output_is_json)) {
     plot_json_file.close();
     if (!draw_plot(options.plot_python, options.plot_script, plot_json_path, options.plot_path, &error)) {
-      std::fprintf(stderr, "xpose bench: error: %s\n", error.c_str());
+      print_error(error);
       status = kExitFailed;
     }
-    if (!output_is_json) std::remove(plot_json_path.c_str());
   }
   return status;
 }

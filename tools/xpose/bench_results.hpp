@@ -15,8 +15,9 @@ enum class Outcome {
   passed,          // verified run matched the reference (or the input, for a copy baseline)
   failed,          // verified run produced a wrong output
   not_applicable,  // the kernel cannot run this case (Plan::create said unsupported)
-  error,           // a call failed: plan, execute, allocation, timing
+  error,           // a call failed: plan, execute, timing
   skipped,         // not run at all
+  not_run,         // a case that could not run (no memory for its data), and its variants: nothing verified
 };
 
 const char* to_string(Outcome outcome);
@@ -72,7 +73,8 @@ struct RunInfo {
 
 struct RunSummary {
   int passed = 0, failed = 0, not_applicable = 0, errors = 0, skipped_cases = 0;
-  bool ok() const { return failed == 0 && errors == 0; }
+  int cases = 0, cases_not_run = 0;
+  bool ok() const { return failed == 0 && errors == 0 && cases_not_run == 0; }
 };
 
 void add_to_summary(const CaseResult& result, RunSummary* summary);

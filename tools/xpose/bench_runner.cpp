@@ -274,7 +274,8 @@ bool prepare_host_data(int64_t input_bytes, int64_t output_bytes, DType type,
   return true;
 }
 
-// A case failed when a variant failed, and is an error when a variant or the case could not run.
+// A case failed when a variant failed, and is an error when a variant could not run; a case that
+// could not run at all (not_run) stays so.
 Outcome case_outcome(const CaseResult& result) {
   Outcome outcome = result.outcome;
   for (const VariantResult& variant : result.variants) {
@@ -307,7 +308,7 @@ void run_variants(BenchDevice& device, const BenchOptions& options, const BenchC
        !allocate_buffers(device, wanted_buffer_pairs(pair_bytes, device.info().cache_bytes), host.input,
                          result->output_buffer_bytes, &buffers, &error))) {
     buffers = CaseBuffers{};
-    result->outcome = Outcome::error;
+    result->outcome = Outcome::not_run;
     result->note = error;
   }
   result->buffer_pairs = std::max(buffers.pairs(), 1);
@@ -321,8 +322,7 @@ void run_variants(BenchDevice& device, const BenchOptions& options, const BenchC
     progress.step(bench_case.label() + " " + variant.kernel);
     if (!plans[k].valid()) continue;
     if (buffers.pairs() == 0) {
-      variant.outcome = Outcome::error;
-      variant.note = "not run: " + error;
+      variant.outcome = Outcome::not_run;  // the case's note says why, once
       continue;
     }
     verify_variant(device, plans[k], checks, buffers, host.input, host.expected, &variant);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bench_device.hpp"
+#include "diagnostics.hpp"
 
 namespace xpose::cli {
 namespace {
@@ -198,12 +199,12 @@ class CudaDevice final : public BenchDevice {
       return true;
     }
     const bool gate_off = ++stalls_in_a_row_ >= kStallsBeforeGateOff;
-    std::fprintf(stderr,
-                 "xpose bench: warning: timed launches stayed held behind the launch gate for %.1f s "
-                 "(execute() waited for its stream, or a profiler serialises launches); %s\n",
-                 static_cast<double>(gate_timeout_.count()) / 1e3,
-                 gate_off ? "timing without the gate from now on (--no-launch-gate)"
-                          : "timing this variant again without it");
+    char held[32];
+    std::snprintf(held, sizeof held, "%.1f s", static_cast<double>(gate_timeout_.count()) / 1e3);
+    print_warning(std::string("timed launches stayed held behind the launch gate for ") + held +
+                  " (execute() waited for its stream, or a profiler serialises launches); " +
+                  (gate_off ? "timing without the gate from now on (--no-launch-gate)"
+                            : "timing this variant again without it"));
     if (gate_off) hold_launches_ = false;
     last_runs_gated_ = false;
     TimingRequest again = request;

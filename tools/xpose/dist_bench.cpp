@@ -23,9 +23,11 @@
 #include <numeric>
 
 #include "build_info.hpp"
+#include "diagnostics.hpp"
 #include "dist_bench_kernels.hpp"
 #include "dist_encoding.hpp"
 #include "dist_report.hpp"
+#include "output_file.hpp"
 #include "progress.hpp"
 #include "report.hpp"
 #include "xpose/dist.hpp"
@@ -682,6 +684,7 @@ void add_to_summary(const DistCaseResult& result, DistSummary* summary) {
       case Outcome::skipped: ++summary->skipped; break;
       case Outcome::error: ++summary->errors; break;
       case Outcome::not_applicable: ++summary->skipped; break;
+      case Outcome::not_run: ++summary->skipped; break;
     }
   }
 }
@@ -733,25 +736,23 @@ int run_dist_bench(const DistBenchOptions& options) {
   for (const DistCase& c : options.cases) {
     layouts.push_back(make_layout(c, options.gpus));
     if (xpose::dist::validate_layout(layouts.back(), options.gpus, c.dtype) != Status::ok) {
-      std::fprintf(stderr, "xpose bench: error: %s: %s over %d GPUs: %s\n", c.origin.c_str(), c.label().c_str(),
-                   options.gpus, last_error_message());
+      print_error(c.origin + ": " + c.label() + " over " + std::to_string(options.gpus) + " GPUs: " +
+                  last_error_message());
       return kExitUsage;
     }
   }
-  std::ofstream output_file;
-  if (!options.output_path.empty()) {
-    output_file.open(options.output_path);
-    if (!output_file) {
-      std::fprintf(stderr, "xpose bench: error: --output: cannot write '%s'\n", options.output_path.c_str());
-      return kExitUsage;
-    }
+  // The report file appears when the run is complete (output_file.hpp).
+  OutputFile output_file;
+  std::string error;
+  if (!options.output_path.empty() && !output_file.open(options.output_path, &error)) {
+    print_error(error);
+    return kExitUsage;
   }
 
   DistRunInfo info;
-  std::string error;
   Gpus gpus;
   if (!describe_gpus(options.gpus, &info, &error) || !gpus.open(options.gpus, &error)) {
-    std::fprintf(stderr, "xpose bench: error: %s\n", one_line(error).c_str());
+    print_error(one_line(error));
     return kExitFailed;
   }
   const char* nvls = std::getenv("NCCL_NVLS_ENABLE");
@@ -775,7 +776,7 @@ int run_dist_bench(const DistBenchOptions& options) {
   if (options.output_path.empty()) {
     writers.push_back(make_dist_report_writer(options.format, std::cout));
   } else {
-    writers.push_back(make_dist_report_writer(options.format, output_file));
+    writers.push_back(make_dist_report_writer(options.format, output_file.stream()));
     writers.push_back(make_dist_report_writer(ReportFormat::table, std::cout));
   }
   for (auto& writer : writers) writer->begin(info);
@@ -830,8 +831,8 @@ int run_dist_bench(const DistBenchOptions& options) {
     std::fprintf(stderr, "%s\n%s\n", dist_summary_line(summary).c_str(),
                  summary.ok() ? "Verification: PASSED" : "Verification: FAILED");
   int status = summary.ok() ? kExitOk : kExitFailed;
-  if (!options.output_path.empty() && !output_file.flush()) {
-    std::fprintf(stderr, "xpose bench: error: writing '%s' failed\n", options.output_path.c_str());
+  if (!options.output_path.empty() && !output_file.commit(&error)) {
+    print_error(error);
     status = kExitFailed;
   }
   return status;

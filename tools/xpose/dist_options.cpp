@@ -1,12 +1,16 @@
 #include "dist_options.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <sstream>
 
+#include "diagnostics.hpp"
 #include "dist_bench.hpp"
+#include "output_file.hpp"
 #include "paths.hpp"
 #include "suite.hpp"
 
@@ -211,16 +215,18 @@ bool resolve_dist_options(const BenchArguments& a, const CLI::App& bench, int vi
       *error = "--dtype needs --rows with --gpus (suite lines name their own dtype)";
       return false;
     }
-    const std::string& name = a.suite.empty() ? std::string(kDefaultDistSuite) : a.suite;
-    o->suite_path = find_suite(name);
-    if (o->suite_path.empty()) {
-      *error = a.suite.empty() ? "the default suite bench/suites/dist.txt was not found (give --suite FILE or --rows)"
-                               : "--suite: no such file or suite: '" + a.suite + "'";
+    if (a.suite.empty()) {
+      o->suite_path = find_suite(kDefaultDistSuite);
+      if (o->suite_path.empty()) {
+        *error = "the default suite bench/suites/dist.txt was not found (give --suite FILE or --rows)";
+        return false;
+      }
+    } else if (!locate_suite(a.suite, &o->suite_path, error)) {
       return false;
     }
     std::ifstream file(o->suite_path);
     if (!file) {
-      *error = "cannot open suite file '" + o->suite_path + "'";
+      *error = "cannot open suite file '" + o->suite_path + "' (" + std::strerror(errno) + ")";
       return false;
     }
     std::vector<DistCase> listed;
@@ -260,6 +266,7 @@ bool resolve_dist_options(const BenchArguments& a, const CLI::App& bench, int vi
   o->format = a.format == "csv" ? ReportFormat::csv : a.format == "json" ? ReportFormat::json : ReportFormat::table;
   o->output_path = a.output;
   o->progress = !a.no_progress;
+  if (!o->output_path.empty() && !check_output_path(o->output_path, "--output", error)) return false;
 
   // Last, so that a machine with fewer GPUs still reports a malformed argument as such.
   if (gpus > visible_gpus) {
@@ -276,7 +283,7 @@ int run_dist_bench_command(const BenchArguments& arguments, const CLI::App& benc
   DistBenchOptions options;
   std::string error;
   if (!resolve_dist_options(arguments, bench, built ? cuda_device_count() : 0, built, &options, &error)) {
-    std::fprintf(stderr, "xpose bench: error: %s\n", error.c_str());
+    print_error(error);
     return kExitUsage;
   }
   return run_dist_bench(options);

@@ -41,7 +41,7 @@ int run_kernels_command() {
   std::printf("cpu, permute (--dims/--perm and permute suite lines):\n");
   list_permute_kernels(detail::cpu_permute_kernels());
   if (!cuda_compiled()) {
-    std::printf("cuda: not built (nvcc was not found at configure time)\n");
+    std::printf("cuda: not built (this xpose build has no CUDA backend)\n");
     return 0;
   }
   const int devices = cuda_device_count();

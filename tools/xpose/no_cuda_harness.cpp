@@ -4,7 +4,7 @@
 namespace xpose::cli {
 
 std::unique_ptr<BenchDevice> make_cuda_device(bool, std::string* error, std::chrono::milliseconds) {
-  *error = "this xpose build has no CUDA backend (nvcc was not found at configure time)";
+  *error = "this xpose build has no CUDA backend (it was built without it: XPOSE_WITH_CUDA=OFF, or no nvcc at configure time)";
   return nullptr;
 }
 

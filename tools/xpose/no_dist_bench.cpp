@@ -1,7 +1,6 @@
 // The distributed bench in a build without xpose::dist (NCCL was not found): `--gpus` is checked,
 // then refused with one line (resolve_dist_options, exit status 2).
-#include <cstdio>
-
+#include "diagnostics.hpp"
 #include "dist_bench.hpp"
 
 namespace xpose::cli {
@@ -9,7 +8,7 @@ namespace xpose::cli {
 bool dist_bench_built() { return false; }
 
 int run_dist_bench(const DistBenchOptions&) {
-  std::fprintf(stderr, "xpose bench: error: --gpus: this xpose build has no multi-GPU support\n");
+  print_error("--gpus: this xpose build has no multi-GPU support");
   return kExitUsage;
 }
 

@@ -3,8 +3,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "build_info.hpp"
@@ -50,6 +52,33 @@ std::string find_suite(const std::string& name_or_path) {
     for (const std::string& path : candidates("bench/suites/" + name, "suites/" + name))
       if (is_regular_file(path)) return canonical(path);
   return "";
+}
+
+bool locate_suite(const std::string& name_or_path, std::string* path, std::string* error) {
+  const std::string quoted = "'" + name_or_path + "'";
+  struct stat info {};
+  if (stat(name_or_path.c_str(), &info) == 0) {
+    if (S_ISDIR(info.st_mode)) {
+      *error = "--suite: " + quoted + " is a folder, not a suite file";
+      return false;
+    }
+    if (access(name_or_path.c_str(), R_OK) != 0) {
+      *error = "--suite: cannot read " + quoted + " (" + std::strerror(errno) + ")";
+      return false;
+    }
+    *path = name_or_path;  // a regular file, or a device or pipe (<(...)) read as one
+    return true;
+  }
+  if (errno != ENOENT) {
+    *error = "--suite: cannot use " + quoted + " (" + std::strerror(errno) + ")";
+    return false;
+  }
+  *path = find_suite(name_or_path);
+  if (!path->empty()) return true;
+  *error = name_or_path.find('/') != std::string::npos
+               ? "--suite: no such file: " + quoted
+               : "--suite: no such file or suite: " + quoted + " (suites are the files of bench/suites/)";
+  return false;
 }
 
 std::string find_plot_script() {

@@ -10,6 +10,9 @@ namespace xpose::cli {
 // The suite at `name_or_path`: an existing file as given, else a suite name ("seeds",
 // "shapes2d.txt") looked up in bench/suites/. "" when there is none.
 std::string find_suite(const std::string& name_or_path);
+// find_suite for --suite: false with one line that says why there is no suite to read (no such
+// file or suite name, a folder, not readable).
+bool locate_suite(const std::string& name_or_path, std::string* path, std::string* error);
 
 // tools/plot_bench.py (or share/xpose/plot_bench.py); "" when it cannot be found.
 std::string find_plot_script();

@@ -48,8 +48,25 @@ std::string describe_device(const DeviceInfo& info) {
   return text.str();
 }
 
+std::string verification_status(const RunSummary& summary) {
+  if (summary.ok()) return "PASSED";
+  if (summary.failed > 0) return "FAILED";
+  if (summary.cases_not_run == summary.cases) return "not run";
+  return "incomplete";
+}
+
 std::string verification_line(const RunSummary& summary) {
-  return summary.ok() ? "Verification: PASSED" : "Verification: FAILED";
+  const std::string status = verification_status(summary);
+  if (status == "not run") return "Verification: not run (no case could run; see the errors above)";
+  if (status != "incomplete") return "Verification: " + status;
+  std::ostringstream text;
+  text << "Verification: INCOMPLETE (the variants that ran passed; ";
+  if (summary.cases_not_run > 0)
+    text << summary.cases_not_run << (summary.cases_not_run == 1 ? " case" : " cases") << " not run";
+  if (summary.cases_not_run > 0 && summary.errors > 0) text << ", ";
+  if (summary.errors > 0) text << summary.errors << (summary.errors == 1 ? " error" : " errors");
+  text << ")";
+  return text.str();
 }
 
 std::string summary_line(const RunSummary& summary) {
@@ -59,6 +76,9 @@ std::string summary_line(const RunSummary& summary) {
   if (summary.skipped_cases > 0)
     text << "; " << summary.skipped_cases << (summary.skipped_cases == 1 ? " case" : " cases")
          << " skipped";
+  if (summary.cases_not_run > 0)
+    text << "; " << summary.cases_not_run << " of " << summary.cases << (summary.cases == 1 ? " case" : " cases")
+         << " not run";
   return text.str();
 }
 

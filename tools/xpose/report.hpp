@@ -17,7 +17,7 @@ class ReportWriter {
   virtual ~ReportWriter() = default;
   virtual void begin(const RunInfo& info) = 0;
   virtual void add_case(const CaseResult& result) = 0;
-  // Ends the report; the table's last line is "Verification: PASSED" or "Verification: FAILED".
+  // Ends the report; the table's last line is verification_line().
   virtual void end(const RunSummary& summary) = 0;
 };
 
@@ -30,6 +30,10 @@ std::unique_ptr<ReportWriter> make_report_writer(ReportFormat format, std::ostre
 std::string format_megabytes(int64_t bytes);  // "536.87 MB", "4.10 kB", "740 bytes" (decimal)
 std::string format_gigabytes(int64_t bytes);  // "17.18 GB" (decimal)
 std::string describe_device(const DeviceInfo& info);  // one line: name, versions, memory, cache
+// "PASSED" (every variant that could run passed and every case ran), "FAILED" (a wrong output),
+// "not run" (no case could run: nothing was verified), "incomplete" (no wrong output, but errors
+// or cases that could not run).
+std::string verification_status(const RunSummary& summary);
 std::string verification_line(const RunSummary& summary);  // "Verification: PASSED"
 std::string summary_line(const RunSummary& summary);
 // `value` with `decimals` decimals and an optional suffix: fixed_decimals(97.46, 1, "%") is "97.5%".

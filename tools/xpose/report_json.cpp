@@ -141,8 +141,9 @@ class JsonWriter final : public ReportWriter {
     counts["not_applicable"] = summary.not_applicable;
     counts["errors"] = summary.errors;
     counts["skipped_cases"] = summary.skipped_cases;
+    counts["cases_not_run"] = summary.cases_not_run;
     run_["summary"] = counts;
-    run_["verification"] = summary.ok() ? "PASSED" : "FAILED";
+    run_["verification"] = verification_status(summary);
     out_ << run_.dump(2) << "\n" << std::flush;
   }
 

@@ -86,7 +86,8 @@ class TableWriter final : public ReportWriter {
       out_ << "  timed runs rotate over " << result.buffer_pairs << " input/output buffer pairs\n";
     if (result.cache_resident)
       out_ << "  note: all buffers fit in twice the last-level cache; times include cache hits\n";
-    if (result.outcome == Outcome::error && !result.note.empty()) out_ << "  error: " << result.note << "\n";
+    if ((result.outcome == Outcome::error || result.outcome == Outcome::not_run) && !result.note.empty())
+      out_ << "  " << (result.outcome == Outcome::error ? "error" : "not run") << ": " << result.note << "\n";
 
     size_t name_width = 24;
     for (const VariantResult& variant : result.variants)

@@ -1,6 +1,8 @@
 #include "suite.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -224,8 +226,10 @@ bool parse_integer_list(const std::string& text, const char* what, std::vector<i
 bool parse_suite(std::istream& text, const std::string& name, std::vector<BenchCase>* cases,
                  std::string* error) {
   int line_number = 0;
+  bool any_text = false;
   for (std::string line; std::getline(text, line);) {
     ++line_number;
+    any_text = any_text || line.find_first_not_of(" \t\r") != std::string::npos;
     const std::vector<std::string> words = split_words(line.substr(0, line.find('#')));
     if (words.empty()) continue;
     BenchCase bench_case;
@@ -239,8 +243,13 @@ bool parse_suite(std::istream& text, const std::string& name, std::vector<BenchC
     }
     cases->push_back(std::move(bench_case));
   }
+  if (text.bad()) {
+    *error = name + ": reading failed after line " + std::to_string(line_number);
+    return false;
+  }
   if (cases->empty()) {
-    *error = name + ": the suite lists no cases";
+    *error = name + (any_text ? ": the suite lists no cases (only comments and blank lines)"
+                              : ": the file is empty (no cases)");
     return false;
   }
   return true;
@@ -249,7 +258,7 @@ bool parse_suite(std::istream& text, const std::string& name, std::vector<BenchC
 bool load_suite(const std::string& path, std::vector<BenchCase>* cases, std::string* error) {
   std::ifstream file(path);
   if (!file) {
-    *error = "cannot open suite file '" + path + "'";
+    *error = "cannot open suite file '" + path + "' (" + std::strerror(errno) + ")";
     return false;
   }
   return parse_suite(file, path, cases, error);
