@@ -56,11 +56,37 @@ class _NumPy:
 
 
 class _Torch:
+    """PyTorch tensors are exported with torch.utils.dlpack.to_dlpack, which is
+    ``__dlpack__(stream=None)`` without its Python-level checks: the work runs on PyTorch's current
+    stream, the stream PyTorch orders its own work on, so no stream handshake is needed. The checks
+    that matter are made here: conjugate and negative views are resolved (DLPack cannot say them),
+    and a tensor that requires grad is detached (the result does not join the graph). Bool tensors
+    go as uint8 views, which PyTorch exports on every version (bool only since DLPack 0.8)."""
+
     def __init__(self):
         import torch
+        import torch.utils.dlpack
 
         self.torch = torch
+        self.to_dlpack = torch.utils.dlpack.to_dlpack
         self.raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+
+    def export(self, tensor, what):
+        if tensor.requires_grad:
+            if what == "out":
+                raise ValueError("out requires grad: xpose cannot write into a tensor that autograd tracks")
+            tensor = tensor.detach()
+        if tensor.dtype.is_complex and (tensor.is_conj() or tensor.is_neg()):
+            if what == "out":
+                raise ValueError("out is a conjugate or negative view; pass a plain tensor")
+            tensor = tensor.resolve_conj().resolve_neg()
+        elif tensor.dtype == self.torch.bool:
+            tensor = tensor.view(self.torch.uint8)
+        try:
+            return self.to_dlpack(tensor)
+        except (BufferError, RuntimeError, TypeError) as error:
+            kind = TypeError if what == "x" else ValueError
+            raise kind(f"{what} ({_type_name(tensor)}) cannot be exported through DLPack: {error}") from None
 
     def current_stream(self, index):
         if self.raw_stream is not None:
@@ -68,14 +94,14 @@ class _Torch:
         return self.torch.cuda.current_stream(index).cuda_stream
 
     def apply(self, x, prepare, args, out):
-        if x.requires_grad:
-            x = x.detach()
         device = x.device
         if device.type == "cpu":
-            pending = prepare(_export(x, None, "x"), *args)
+            pending = prepare(self.export(x, "x"), *args)
             if out is None:
                 out = self.torch.empty(pending.shape, dtype=x.dtype)
-            pending.run(_export(out, None, "out"), 0)
+                pending.run_fresh(out.data_ptr(), 0)
+            else:
+                pending.run(self._export_out(out), 0)
             return out
         if device.type != "cuda":
             raise TypeError(f"x lives on {device}; xpose works on CPU and CUDA tensors")
@@ -85,14 +111,18 @@ class _Torch:
         return self._apply_cuda(x, prepare, args, out)
 
     def _apply_cuda(self, x, prepare, args, out):
-        # The work runs on PyTorch's current stream, the stream PyTorch orders its own work on:
-        # no handshake is needed, so the tensors are exported without a stream (no event).
         stream = self.current_stream(x.device.index)
-        pending = prepare(_export(x, None, "x"), *args)
+        pending = prepare(self.export(x, "x"), *args)
         if out is None:
             out = self.torch.empty(pending.shape, dtype=x.dtype, device=x.device)
-        pending.run(_export(out, None, "out"), stream)
+            pending.run_fresh(out.data_ptr(), stream)
+        else:
+            pending.run(self._export_out(out), stream)
         return out
+
+    def _export_out(self, out):
+        # `out` may be any DLPack array (a NumPy array for a CPU tensor, say).
+        return self.export(out, "out") if isinstance(out, self.torch.Tensor) else _export(out, None, "out")
 
 
 class _CuPy:
@@ -114,7 +144,9 @@ class _CuPy:
         pending = prepare(_export(x, exchange, "x"), *args)
         if out is None:
             out = self.cupy.empty(pending.shape, dtype=x.dtype)
-        pending.run(_export(out, exchange, "out"), stream)
+            pending.run_fresh(out.data.ptr, stream)
+        else:
+            pending.run(_export(out, exchange, "out"), stream)
         return out
 
 
