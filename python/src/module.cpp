@@ -85,10 +85,13 @@ std::vector<int> read_axes(py::handle axes, int rank) {
     py::object item = sequence[i];
     if (py::isinstance<py::bool_>(item) || !PyIndex_Check(item.ptr()))
       throw py::type_error("axes[" + std::to_string(i) + "] is " + Py_TYPE(item.ptr())->tp_name + ", not an int");
-    const long long value = PyLong_AsLongLong(py::reinterpret_steal<py::object>(PyNumber_Index(item.ptr())).ptr());
+    const auto index = py::reinterpret_steal<py::object>(PyNumber_Index(item.ptr()));
+    if (!index) throw py::error_already_set();
+    int overflow = 0;
+    const long long value = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
     if (value == -1 && PyErr_Occurred()) throw py::error_already_set();
-    if (value < -rank || value >= rank)
-      throw py::value_error("axes[" + std::to_string(i) + "] (" + std::to_string(value) +
+    if (overflow != 0 || value < -rank || value >= rank)
+      throw py::value_error("axes[" + std::to_string(i) + "] (" + py::str(index).cast<std::string>() +
                             ") is out of range for an array of rank " + std::to_string(rank));
     const int axis = static_cast<int>(value < 0 ? value + rank : value);
     if (seen[axis]) throw py::value_error("axes repeats axis " + std::to_string(axis));

@@ -30,6 +30,7 @@ def untouched(out):
     ((0, 1, 2, 3), ValueError, "axes has 4 entries"),
     ((0, 1, 3), ValueError, r"axes\[2\] \(3\) is out of range for an array of rank 3"),
     ((0, 1, -4), ValueError, r"axes\[2\] \(-4\) is out of range"),
+    ((0, 1, 10**30), ValueError, r"axes\[2\] \(1000000000000000000000000000000\) is out of range"),
     ((0, 1, 2.0), TypeError, r"axes\[2\] is float, not an int"),
     ((0, 1, True), TypeError, r"axes\[2\] is bool"),
     ((0, 1, None), TypeError, r"axes\[2\] is NoneType"),
