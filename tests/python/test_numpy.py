@@ -192,3 +192,55 @@ def test_names():
     assert "f32" in xpose.dtype_names() and "c128" in xpose.dtype_names()
     assert isinstance(xpose.cuda_compiled(), bool)
     assert xpose.cuda_device_count() >= 0
+
+
+def test_unusual_layouts(rng):
+    swapped = random_array(rng, (5, 7), np.float32).astype(">f4")  # big-endian: moved as bytes
+    assert_same_bytes(xpose.transpose(swapped), expected(swapped, None))
+    packed = np.zeros((6, 4), dtype=[("a", "u1"), ("b", "<i4")])
+    packed["b"] = np.arange(24).reshape(6, 4)
+    field = packed["b"]  # 5-byte strides: not a whole number of elements
+    with pytest.raises(ValueError, match="not a whole number of elements"):
+        xpose.transpose(field)
+    unaligned = np.frombuffer(bytes(range(256)) * 2, dtype=np.float64, count=48, offset=1).reshape(6, 8)
+    assert_same_bytes(xpose.transpose(unaligned), expected(unaligned, None))
+
+
+def test_random_views_run_or_raise(rng):
+    """Any view of a buffer, any axes, any out: a correct result or ValueError/TypeError, and a
+    failed call leaves out untouched."""
+    buffer = random_array(rng, (4096,), np.uint16)
+    outcomes = {"ran": 0, "refused": 0}
+    for _ in range(400):
+        rank = int(rng.integers(0, 5))
+        shape = tuple(int(n) for n in rng.integers(0, 6, size=rank))
+        strides = tuple(int(s) * 2 for s in rng.integers(-8, 40, size=rank))
+        offset = int(rng.integers(0, 200))
+        base = buffer[offset:]
+        try:
+            x = np.lib.stride_tricks.as_strided(base, shape=shape, strides=strides, writeable=False)
+        except ValueError:
+            continue
+        extent = [(n - 1) * s for n, s in zip(shape, strides) if n > 0]
+        if any(n == 0 for n in shape) or not extent:
+            low, high = 0, 0
+        else:
+            low = sum(e for e in extent if e < 0) // 2
+            high = sum(e for e in extent if e > 0) // 2
+        if offset + low < 0 or offset + high >= buffer.size:
+            continue  # a view outside the buffer: not something NumPy would hand out
+        axes = [int(a) for a in rng.permutation(rank)]
+        if rng.random() < 0.2 and rank > 0:
+            axes[int(rng.integers(0, rank))] = int(rng.integers(-rank - 2, rank + 2))
+        out = np.full([shape[a] if 0 <= a < rank else 1 for a in axes] if rng.random() < 0.9 else (3,),
+                      0x5A5A, np.uint16)
+        before = out.copy()
+        try:
+            xpose.permute(x, axes, out=out)
+        except (ValueError, TypeError):
+            outcomes["refused"] += 1
+            assert (out == before).all()
+            continue
+        outcomes["ran"] += 1
+        assert_same_bytes(out, expected(x, axes))
+    assert outcomes["ran"] > 50 and outcomes["refused"] > 50, outcomes
