@@ -1,11 +1,11 @@
-#include "cuda/cublas_geam.hpp"
+#include "baselines/cublas_geam.hpp"
 
 #include <cublas_v2.h>
 #include <cuComplex.h>
 
 #include <map>
 
-namespace xpose::cuda {
+namespace xpose::baselines {
 namespace {
 
 const char* cublas_status_name(cublasStatus_t s) { return cublasGetStatusName(s); }
@@ -88,4 +88,4 @@ Status launch_cublas_geam(const void* in, void* out, const detail::Transpose2D& 
   }
 }
 
-}  // namespace xpose::cuda
+}  // namespace xpose::baselines

@@ -4,7 +4,7 @@
 #include "core/problem.hpp"
 #include "cuda/gpu_runtime.hpp"
 
-namespace xpose::cuda {
+namespace xpose::baselines {
 
 // f32, f64, c64 and c128 only: geam computes alpha * A, which would alter integer bit patterns.
 bool cublas_geam_supports(const detail::Transpose2D& problem, std::string* why);
@@ -13,4 +13,4 @@ bool cublas_geam_supports(const detail::Transpose2D& problem, std::string* why);
 Status launch_cublas_geam(const void* in, void* out, const detail::Transpose2D& problem,
                           gpu::Stream stream);
 
-}  // namespace xpose::cuda
+}  // namespace xpose::baselines

@@ -2,9 +2,11 @@
 // shape (boundary checks), leading dimensions, batches (grid z) and grids beyond the launch
 // limits (every kernel loops over the tiles its grid does not cover).
 #include "cuda/device_types.cuh"
-#include "cuda/seed_kernels.hpp"
+#include "baselines/seed_kernels.hpp"
 
-namespace xpose::cuda {
+namespace xpose::baselines {
+using namespace xpose::cuda;  // the library's device helpers: element types, grids
+
 namespace {
 
 constexpr int kTile = 32;      // tile edge, in elements
@@ -207,4 +209,4 @@ Status launch_seed_kernel(SeedKernel kernel, const void* in, void* out, const de
   return status;
 }
 
-}  // namespace xpose::cuda
+}  // namespace xpose::baselines

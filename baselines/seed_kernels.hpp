@@ -5,7 +5,7 @@
 #include "core/problem.hpp"
 #include "cuda/gpu_runtime.hpp"
 
-namespace xpose::cuda {
+namespace xpose::baselines {
 
 enum class SeedKernel {
   copy,                    // plain copy, 32x32 tile by 32x8 threads (the blog's copy)
@@ -22,4 +22,4 @@ enum class SeedKernel {
 Status launch_seed_kernel(SeedKernel kernel, const void* in, void* out,
                           const detail::Transpose2D& problem, gpu::Stream stream);
 
-}  // namespace xpose::cuda
+}  // namespace xpose::baselines

@@ -40,11 +40,11 @@ struct Layout {
 };
 
 // `count` items over `ranks` ranks as evenly as possible, the larger shares first.
-std::vector<int64_t> even_split(int64_t count, int ranks);
+XPOSE_API std::vector<int64_t> even_split(int64_t count, int ranks);
 
 // Checks a layout for `ranks` ranks and element type `type` (sizes, sums, leading dimensions,
 // byte counts that fit in 64 bits) without touching a GPU; Plan::create calls it.
-Status validate_layout(const Layout& layout, int ranks, DType type);
+XPOSE_API Status validate_layout(const Layout& layout, int ranks, DType type);
 
 // How the bytes that cross between GPUs travel (docs/distributed.md has the figures).
 enum class Exchange {
@@ -85,7 +85,7 @@ struct Options {
 
 struct Execution;
 
-class Plan {
+class XPOSE_API Plan {
  public:
   Plan();
   ~Plan();
@@ -127,17 +127,17 @@ class Plan {
 
  private:
   std::unique_ptr<Impl> impl_;
-  friend Status execute_group(const Execution* executions, int count);
-  friend Status create_group(Plan* plans, const ncclComm_t* comms, int count, const Layout& layout, DType type,
-                             const Options& options);
+  friend XPOSE_API Status execute_group(const Execution* executions, int count);
+  friend XPOSE_API Status create_group(Plan* plans, const ncclComm_t* comms, int count, const Layout& layout,
+                                       DType type, const Options& options);
 };
 
 // Creates the plans of several ranks from one thread (one process driving several GPUs, as with
 // ncclCommInitAll): plans[m] for comms[m], grouped as NCCL requires for the collective
 // registration of the copy engine's receive slots. Same checks and options as Plan::create; on failure every plan is
 // left unchanged.
-Status create_group(Plan* plans, const ncclComm_t* comms, int count, const Layout& layout, DType type,
-                    const Options& options = {});
+XPOSE_API Status create_group(Plan* plans, const ncclComm_t* comms, int count, const Layout& layout, DType type,
+                              const Options& options = {});
 inline Status create_group(std::vector<Plan>& plans, const std::vector<ncclComm_t>& comms, const Layout& layout,
                            DType type, const Options& options = {}) {
   std::vector<Plan> created(comms.size());
@@ -157,7 +157,7 @@ struct Execution {
 
 // Issues the executes of several ranks from one thread (one process driving several GPUs): their
 // NCCL calls are grouped step by step. The current CUDA device is restored on return.
-Status execute_group(const Execution* executions, int count);
+XPOSE_API Status execute_group(const Execution* executions, int count);
 inline Status execute_group(const std::vector<Execution>& executions) {
   return execute_group(executions.data(), static_cast<int>(executions.size()));
 }

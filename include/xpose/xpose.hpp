@@ -23,6 +23,9 @@
 #include <string>
 #include <vector>
 
+#include "xpose/export.hpp"
+#include "xpose/version.hpp"
+
 namespace xpose {
 
 // ---------------------------------------------------------------------------------------------
@@ -30,27 +33,27 @@ namespace xpose {
 // thread's last_error_message() says exactly what was wrong.
 enum class Status { ok, invalid_argument, unsupported, out_of_memory, device_error, internal_error };
 
-const char* to_string(Status status);
+XPOSE_API const char* to_string(Status status);
 
 // The message of the last failed call on this thread ("" after a successful one).
-const char* last_error_message();
+XPOSE_API const char* last_error_message();
 
 // ---------------------------------------------------------------------------------------------
 // Element types. Data movement only cares about the element size (1, 2, 4, 8 or 16 bytes).
 enum class DType { u8, i8, u16, i16, f16, bf16, u32, i32, f32, u64, i64, f64, c64, c128 };
 
-std::size_t size_of(DType type);
+XPOSE_API std::size_t size_of(DType type);
 // Short name as used in the suites: "u8", "f32", "c128", ...
-const char* to_string(DType type);
+XPOSE_API const char* to_string(DType type);
 // Parses a short name; returns Status::invalid_argument for an unknown one.
-Status parse_dtype(const std::string& name, DType* type);
+XPOSE_API Status parse_dtype(const std::string& name, DType* type);
 // Every DType, in declaration order.
-const std::vector<DType>& all_dtypes();
+XPOSE_API const std::vector<DType>& all_dtypes();
 
 enum class Device { cpu, cuda };
 
-const char* to_string(Device device);
-Status parse_device(const std::string& name, Device* device);
+XPOSE_API const char* to_string(Device device);
+XPOSE_API Status parse_device(const std::string& name, Device* device);
 
 // ---------------------------------------------------------------------------------------------
 // A batch of row-major matrices. Input: `rows x cols`, element (i, j) at i * ld_in + j.
@@ -68,21 +71,22 @@ struct Matrix {
 // Options of a plan. Every field has a default that gives the production behaviour.
 struct PlanOptions {
   // Kernel to use, by name; "auto" lets xpose choose. See kernel_names() for the list per device.
-  // Some names are benchmark baselines that do not transpose (memcpy, copy, copy_shared): they
-  // copy the packed input bytes to the output. kernel_transposes() tells them apart.
+  // Some names are benchmark baselines that do not transpose (memcpy on the CPU): they copy the
+  // packed input bytes to the output. kernel_transposes() tells them apart. The GPU baselines of
+  // `xpose bench` (the seeds' kernels, copy kernels, cuBLAS geam) are not part of the library.
   std::string kernel = "auto";
   // CPU threads for the threaded kernels; 0 means all hardware threads.
   int threads = 0;
 };
 
 // Names of the kernels available for `device` in this build, "auto" first.
-std::vector<std::string> kernel_names(Device device);
+XPOSE_API std::vector<std::string> kernel_names(Device device);
 // Whether a named kernel computes the transpose (false for the copy baselines).
-bool kernel_transposes(Device device, const std::string& name);
+XPOSE_API bool kernel_transposes(Device device, const std::string& name);
 
 // Whether this build has the CUDA backend, and how many CUDA devices are visible right now.
-bool cuda_compiled();
-int cuda_device_count();
+XPOSE_API bool cuda_compiled();
+XPOSE_API int cuda_device_count();
 
 // ---------------------------------------------------------------------------------------------
 // N-D permutations (NumPy: out = in.transpose(perm).copy()). Row-major: the last input dim is
@@ -104,11 +108,11 @@ struct Permutation {
 };
 
 // Names of the permute kernels for `device` in this build, "auto" first.
-std::vector<std::string> permute_kernel_names(Device device);
+XPOSE_API std::vector<std::string> permute_kernel_names(Device device);
 // Whether a named permute kernel computes the permutation (false for the memcpy baseline).
-bool permute_kernel_permutes(Device device, const std::string& name);
+XPOSE_API bool permute_kernel_permutes(Device device, const std::string& name);
 
-class Plan {
+class XPOSE_API Plan {
  public:
   Plan();
   ~Plan();
@@ -153,14 +157,14 @@ class Plan {
 };
 
 // A plan plus execute: out = in^T for every matrix of the batch.
-Status transpose(const void* in, void* out, const Matrix& matrix, DType type,
-                 Device device = Device::cpu, void* stream = nullptr);
+XPOSE_API Status transpose(const void* in, void* out, const Matrix& matrix, DType type,
+                           Device device = Device::cpu, void* stream = nullptr);
 
 // A plan plus execute: out = in permuted, for packed tensors and for strided views.
-Status permute(const void* in, void* out, const std::vector<int64_t>& dims,
-               const std::vector<int>& perm, DType type, Device device = Device::cpu,
-               void* stream = nullptr);
-Status permute(const void* in, void* out, const Permutation& permutation, DType type,
-               Device device = Device::cpu, void* stream = nullptr);
+XPOSE_API Status permute(const void* in, void* out, const std::vector<int64_t>& dims,
+                         const std::vector<int>& perm, DType type, Device device = Device::cpu,
+                         void* stream = nullptr);
+XPOSE_API Status permute(const void* in, void* out, const Permutation& permutation, DType type,
+                         Device device = Device::cpu, void* stream = nullptr);
 
 }  // namespace xpose

@@ -10,10 +10,11 @@
 
 namespace xpose::detail {
 
-// Records `message` as this thread's last error and returns `status`.
-Status fail(Status status, const std::string& message);
+// Records `message` as this thread's last error and returns `status`. Exported, although
+// internal, for xpose::dist: its errors must land where last_error_message() reads them.
+XPOSE_API Status fail(Status status, const std::string& message);
 // Clears this thread's last error (called at the start of every successful public call).
-void clear_error();
+XPOSE_API void clear_error();
 
 // Builds a message from pieces: fail(Status::invalid_argument, message("ld_in (", ld, ") ..."))
 template <typename... Parts>

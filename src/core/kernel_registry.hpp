@@ -27,10 +27,20 @@ struct Kernel {
   Status (*run)(const void* in, void* out, const Transpose2D& problem, const LaunchContext& ctx);
 };
 
+// The backends' own kernels (the library's).
 const std::vector<Kernel>& cpu_kernels();
 // Empty when the build has no CUDA backend.
 const std::vector<Kernel>& cuda_kernels();
 
+// Adds kernels that live outside the library to `device`'s registry: the benchmark baselines
+// (baselines/) register theirs so that the CLI and the tests reach them by name. All or nothing:
+// invalid_argument, and nothing added, if a name is taken by a different kernel or one of them
+// is for another device; registering the same kernels again changes nothing. Thread-safe; plans
+// keep pointers to registered kernels, which live until the process ends.
+Status register_kernels(Device device, const std::vector<Kernel>& kernels);
+
+// Every kernel `device` can name: the registered ones first, then the backend's own.
+std::vector<Kernel> kernels(Device device);
 const Kernel* find_kernel(Device device, const std::string& name);
 // The production choice for a validated, non-empty problem.
 const Kernel* choose_cpu_kernel(const Transpose2D& problem);

@@ -1,9 +1,16 @@
 // Device-side checks for plans and executes: a GPU is visible, pointers are GPU memory, the
 // stream is valid.
+#include <atomic>
 #include <cstdint>
 
 #include "core/kernel_registry.hpp"
+#include "cuda/architectures.hpp"
 #include "cuda/gpu_runtime.hpp"
+#include "cuda/kernel_image.hpp"
+
+#ifndef XPOSE_CUDA_ARCHITECTURES_BUILT
+#define XPOSE_CUDA_ARCHITECTURES_BUILT ""
+#endif
 
 namespace xpose {
 
@@ -68,6 +75,26 @@ Status check_stream(void* handle) {
   return Status::ok;
 }
 
+// Whether the build has code for the current GPU, checked once per device: a GPU outside the
+// build's architectures would otherwise fail at the first launch with a bare "no kernel image".
+Status check_kernel_image() {
+  static std::atomic<bool> loaded[gpu::kMaxCachedDevices];
+  int device = 0;
+  XPOSE_GPU_TRY(cudaGetDevice(&device));
+  if (device < gpu::kMaxCachedDevices && loaded[device].load(std::memory_order_relaxed)) return Status::ok;
+  const cudaError_t e = cuda::load_kernel_image();
+  if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction) {
+    cudaGetLastError();
+    cudaDeviceProp properties{};
+    XPOSE_GPU_TRY(cudaGetDeviceProperties(&properties, device));
+    return fail(Status::unsupported, missing_code_message(properties.name, properties.major, properties.minor,
+                                                          XPOSE_CUDA_ARCHITECTURES_BUILT));
+  }
+  if (Status s = gpu::check(e, "cudaFuncGetAttributes"); s != Status::ok) return s;
+  if (device < gpu::kMaxCachedDevices) loaded[device].store(true, std::memory_order_relaxed);
+  return Status::ok;
+}
+
 }  // namespace
 
 Status cuda_check_available() {
@@ -79,7 +106,7 @@ Status cuda_check_available() {
                 message("no CUDA device is visible (cudaGetDeviceCount: ",
                         e == cudaSuccess ? "0 devices" : cudaGetErrorString(e), ")"));
   }
-  return Status::ok;
+  return check_kernel_image();
 }
 
 Status cuda_check_pointers(const void* in, const void* out, void* stream) {

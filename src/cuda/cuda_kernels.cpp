@@ -1,8 +1,7 @@
-// The CUDA kernels a plan can name, and the production choice among them.
+// The CUDA kernels of the library a plan can name, and the production choice among them. The
+// benchmark baselines (seed kernels, copies, cuBLAS geam) live in baselines/, outside the library.
 #include "core/kernel_registry.hpp"
-#include "cuda/cublas_geam.hpp"
 #include "cuda/gpu_runtime.hpp"
-#include "cuda/seed_kernels.hpp"
 #include "cuda/skinny_kernels.hpp"
 #include "cuda/tuning.hpp"
 #include "cuda/tile_kernel.hpp"
@@ -11,17 +10,6 @@ namespace xpose::detail {
 namespace {
 
 gpu::Stream stream_of(const LaunchContext& ctx) { return static_cast<gpu::Stream>(ctx.stream); }
-
-Status run_memcpy(const void* in, void* out, const Transpose2D& p, const LaunchContext& ctx) {
-  XPOSE_GPU_TRY(cudaMemcpyAsync(out, in, static_cast<size_t>(p.bytes()), cudaMemcpyDeviceToDevice,
-                                stream_of(ctx)));
-  return Status::ok;
-}
-
-template <cuda::SeedKernel Which>
-Status run_seed(const void* in, void* out, const Transpose2D& p, const LaunchContext& ctx) {
-  return cuda::launch_seed_kernel(Which, in, out, p, stream_of(ctx));
-}
 
 Status run_tile(const void* in, void* out, const Transpose2D& p, const LaunchContext& ctx) {
   return cuda::launch_tile_transpose(in, out, p, stream_of(ctx));
@@ -67,33 +55,10 @@ Status run_deinterleave(const void* in, void* out, const Transpose2D& p, const L
   return cuda::launch_deinterleave(in, out, p, stream_of(ctx));
 }
 
-Status run_cublas_geam(const void* in, void* out, const Transpose2D& p, const LaunchContext& ctx) {
-  return cuda::launch_cublas_geam(in, out, p, stream_of(ctx));
-}
-
 }  // namespace
 
 const std::vector<Kernel>& cuda_kernels() {
-  using cuda::SeedKernel;
   static const std::vector<Kernel> kernels{
-      {"memcpy", Device::cuda, false, "cudaMemcpyAsync device-to-device of the same bytes (the roofline)",
-       supports_packed_only, run_memcpy},
-      {"copy", Device::cuda, false, "copy kernel, 32x32 tile by 32x8 threads", supports_packed_only,
-       run_seed<SeedKernel::copy>},
-      {"copy_shared", Device::cuda, false, "the copy staged through shared memory", supports_packed_only,
-       run_seed<SeedKernel::copy_shared>},
-      {"naive_read_contiguous", Device::cuda, true, "one element per thread, coalesced reads",
-       supports_all, run_seed<SeedKernel::naive_read_contiguous>},
-      {"naive_write_contiguous", Device::cuda, true, "one element per thread, coalesced writes",
-       supports_all, run_seed<SeedKernel::naive_write_contiguous>},
-      {"tiled", Device::cuda, true, "32x32 shared tile, 32x32 threads, no padding", supports_all,
-       run_seed<SeedKernel::tiled>},
-      {"tiled_padded", Device::cuda, true, "32x33 shared tile, 32x32 threads", supports_all,
-       run_seed<SeedKernel::tiled_padded>},
-      {"tiled_padded_rows", Device::cuda, true, "32x33 shared tile, 32x8 threads, 4 elements each",
-       supports_all, run_seed<SeedKernel::tiled_padded_rows>},
-      {"tiled_diagonal", Device::cuda, true, "tiled_padded_rows with diagonal block order",
-       supports_all, run_seed<SeedKernel::tiled_diagonal>},
       {"tile", Device::cuda, true,
        "production: 16-byte vectors, swizzled shared tile, small elements transposed in registers",
        supports_all, run_tile},
@@ -106,8 +71,6 @@ const std::vector<Kernel>& cuda_kernels() {
       {"contiguous_copy", Device::cuda, true,
        "production, one row or one column: the transpose is a copy (cudaMemcpy2DAsync)",
        contiguous_copy_supports, run_contiguous_copy},
-      {"cublas_geam", Device::cuda, true, "cuBLAS geam, op(A) = A^T (f32, f64, c64, c128)",
-       cuda::cublas_geam_supports, run_cublas_geam},
   };
   return kernels;
 }

@@ -37,7 +37,7 @@ CLI::App* add_kernels_command(CLI::App& app) {
 
 int run_kernels_command() {
   std::printf("cpu:\n");
-  list_kernels(detail::cpu_kernels());
+  list_kernels(detail::kernels(Device::cpu));
   std::printf("cpu, permute (--dims/--perm and permute suite lines):\n");
   list_permute_kernels(detail::cpu_permute_kernels());
   if (!cuda_compiled()) {
@@ -46,7 +46,7 @@ int run_kernels_command() {
   }
   const int devices = cuda_device_count();
   std::printf("cuda (%d device%s visible):\n", devices, devices == 1 ? "" : "s");
-  list_kernels(detail::cuda_kernels());
+  list_kernels(detail::kernels(Device::cuda));
   std::printf("cuda, permute:\n");
   list_permute_kernels(detail::cuda_permute_kernels());
   return 0;

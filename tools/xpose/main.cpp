@@ -6,12 +6,14 @@
 
 #include "argument_checks.hpp"
 #include "bench_command.hpp"
+#include "baselines/baselines.hpp"
 #include "build_info.hpp"
 #include "diagnostics.hpp"
 #include "dist_bench.hpp"
 #include "kernels_command.hpp"
 
 int main(int argc, char** argv) {
+  xpose::baselines::register_kernels();  // the bench's baselines become kernels by name
   using namespace xpose::cli;
   CLI::App app{"xpose: matrix transposes on NVIDIA GPUs and CPUs at the speed of memory"};
   app.set_version_flag("--version", std::string("xpose ") + xpose_version() + " (commit " + git_commit() + ")");
