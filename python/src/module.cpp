@@ -330,12 +330,20 @@ void release_kept(dlpack::ManagedTensor* self) {
 // so its producer (here) deletes it; a consumer renames the ones it took.
 void destroy_unconsumed(PyObject* capsule) {
   if (PyCapsule_IsValid(capsule, dlpack::kUsedCapsuleName)) return;
+#if PY_VERSION_HEX >= 0x030C0000
+  PyObject* pending = PyErr_GetRaisedException();
+#else
   PyObject *type, *value, *traceback;
   PyErr_Fetch(&type, &value, &traceback);
+#endif
   auto* managed = static_cast<dlpack::ManagedTensor*>(PyCapsule_GetPointer(capsule, dlpack::kCapsuleName));
   if (managed != nullptr && managed->deleter != nullptr) managed->deleter(managed);
   else PyErr_Clear();
+#if PY_VERSION_HEX >= 0x030C0000
+  PyErr_SetRaisedException(pending);
+#else
   PyErr_Restore(type, value, traceback);
+#endif
 }
 
 py::capsule keep_alive_capsule(py::object capsule, py::object keep) {

@@ -244,3 +244,46 @@ def test_random_views_run_or_raise(rng):
         outcomes["ran"] += 1
         assert_same_bytes(out, expected(x, axes))
     assert outcomes["ran"] > 50 and outcomes["refused"] > 50, outcomes
+
+
+def test_kept_capsule_releases_what_it_keeps():
+    """The capsule xpose hands JAX for a result holds the input's export and the result's memory
+    until its consumer lets go, consumed (here by NumPy) or not."""
+    import gc
+    import weakref
+
+    from xpose import _xpose
+
+    class Keep:
+        pass
+
+    class Producer:
+        def __init__(self, array, keep):
+            self.array, self.keep = array, keep
+
+        def __dlpack__(self, stream=None, **unused):
+            return _xpose.keep_alive_capsule(self.array.__dlpack__(), self.keep)
+
+        def __dlpack_device__(self):
+            return self.array.__dlpack_device__()
+
+    source = np.arange(12, dtype=np.float32).reshape(3, 4)
+    keep = Keep()
+    alive = weakref.ref(keep)
+    imported = np.from_dlpack(Producer(source, keep))
+    del keep
+    gc.collect()
+    assert alive() is not None and (imported == source).all()
+    assert imported.__array_interface__["data"][0] == source.__array_interface__["data"][0]  # no copy
+    del imported
+    gc.collect()
+    assert alive() is None
+
+    keep = Keep()
+    alive = weakref.ref(keep)
+    unused = _xpose.keep_alive_capsule(source.__dlpack__(), keep)
+    del keep, unused
+    gc.collect()
+    assert alive() is None
+    with pytest.raises(TypeError, match="unused DLPack capsule"):
+        _xpose.keep_alive_capsule(object(), None)
