@@ -28,9 +28,16 @@ if command -v dpkg >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
   fi
 fi
 
+# With a GPU visible, build for it alone: several times faster than the default, which compiles
+# for every GPU the toolkit supports (docs/install.md). A -DXPOSE_CUDA_ARCHITECTURES argument wins.
+cuda_architectures=()
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+  cuda_architectures=(-DXPOSE_CUDA_ARCHITECTURES=native)
+fi
+
 build_dir="${XPOSE_BUILD_DIR:-build}"
 jobs="$(nproc 2>/dev/null || echo 2)"
 mkdir -p "$build_dir"
-cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release "$@" >"$build_dir/configure.log" 2>&1 \
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release "${cuda_architectures[@]}" "$@" >"$build_dir/configure.log" 2>&1 \
   || { cat "$build_dir/configure.log" >&2; exit 1; }
 cmake --build "$build_dir" -j "$jobs"

@@ -141,17 +141,26 @@ __device__ __forceinline__ void for_each_tile(const MatrixView& m, F&& tile) {
 // 95.7-96.5 for f32 (H100, docs/kernels.md v15). Aligned squares did not move.
 // Not volatile, so the compiler schedules them like __ldg; like __ldg they read memory that no
 // thread writes during the kernel, and callers guard every address to lie inside the input view.
+// The .L2::256B hint needs sm_80; older GPUs (Turing) take plain read-only loads.
 __device__ __forceinline__ uint4 load_input_vector(const void* address) {
+#if __CUDA_ARCH__ >= 800
   uint4 v;
   asm("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
       : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
       : "l"(address));
   return v;
+#else
+  return __ldg(static_cast<const uint4*>(address));
+#endif
 }
 __device__ __forceinline__ unsigned long long load_input_u64(const void* address) {
+#if __CUDA_ARCH__ >= 800
   unsigned long long v;
   asm("ld.global.nc.L2::256B.u64 %0, [%1];" : "=l"(v) : "l"(address));
   return v;
+#else
+  return __ldg(static_cast<const unsigned long long*>(address));
+#endif
 }
 
 // Calls f(std::integral_constant<int, Size>) for the element size; false for another size.
