@@ -70,6 +70,7 @@ class _Torch:
         self.torch = torch
         self.to_dlpack = torch.utils.dlpack.to_dlpack
         self.raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        self.current_device = getattr(torch._C, "_cuda_getDevice", None) or torch.cuda.current_device
 
     def export(self, tensor, what):
         if tensor.requires_grad:
@@ -94,27 +95,21 @@ class _Torch:
         return self.torch.cuda.current_stream(index).cuda_stream
 
     def apply(self, x, prepare, args, out):
-        device = x.device
-        if device.type == "cpu":
-            pending = prepare(self.export(x, "x"), *args)
-            if out is None:
-                out = self.torch.empty(pending.shape, dtype=x.dtype)
-                pending.run_fresh(out.data_ptr(), 0)
-            else:
-                pending.run(self._export_out(out), 0)
-            return out
-        if device.type != "cuda":
-            raise TypeError(f"x lives on {device}; xpose works on CPU and CUDA tensors")
-        if self.torch.cuda.current_device() != device.index:
-            with self.torch.cuda.device(device.index):
-                return self._apply_cuda(x, prepare, args, out)
-        return self._apply_cuda(x, prepare, args, out)
+        # Tensor attributes that need no Python object (is_cuda, get_device) keep the call short.
+        if x.is_cuda:
+            index = x.get_device()
+            if self.current_device() != index:
+                with self.torch.cuda.device(index):
+                    return self._apply(x, prepare, args, out, self.current_stream(index))
+            return self._apply(x, prepare, args, out, self.current_stream(index))
+        if x.device.type != "cpu":
+            raise TypeError(f"x lives on {x.device}; xpose works on CPU and CUDA tensors")
+        return self._apply(x, prepare, args, out, 0)
 
-    def _apply_cuda(self, x, prepare, args, out):
-        stream = self.current_stream(x.device.index)
+    def _apply(self, x, prepare, args, out, stream):
         pending = prepare(self.export(x, "x"), *args)
         if out is None:
-            out = self.torch.empty(pending.shape, dtype=x.dtype, device=x.device)
+            out = x.new_empty(pending.shape)  # x's dtype and device, without autograd
             pending.run_fresh(out.data_ptr(), stream)
         else:
             pending.run(self._export_out(out), stream)
