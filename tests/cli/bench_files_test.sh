@@ -135,8 +135,8 @@ else
   fail "failing_plot_script_reported_in_one_line: exit status $status" "$scratch/stderr"
 fi
 
-# With matplotlib, --plot draws a PNG.
-if python3 -c 'import matplotlib' 2>/dev/null; then
+# With matplotlib (where the bench looks for it), --plot draws a PNG.
+if python3 -c 'import matplotlib' 2>/dev/null || /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
   cases=$((cases + 1))
   status=0
   "$xpose" "${tiny[@]}" --plot "$scratch/drawn.png" >"$scratch/stdout" 2>"$scratch/stderr" || status=$?
@@ -163,7 +163,10 @@ case "$cuda_line" in
     else
       fail "cpu_fallback_is_said: exit status $status" "$scratch/stderr"
     fi ;;
-  *) echo "skip cpu_fallback_is_said: a GPU is visible ($cuda_line)" ;;
+  "cuda ("[1-9]*" visible):") echo "skip cpu_fallback_is_said: a GPU is visible ($cuda_line)" ;;
+  *)
+    cases=$((cases + 1))
+    fail "cpu_fallback_is_said: cannot tell from 'xpose kernels' whether a GPU is visible: '$cuda_line'" ;;
 esac
 # With --device cpu there is nothing to say.
 cases=$((cases + 1))

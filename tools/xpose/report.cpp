@@ -57,7 +57,7 @@ std::string verification_status(const RunSummary& summary) {
 
 std::string verification_line(const RunSummary& summary) {
   const std::string status = verification_status(summary);
-  if (status == "not run") return "Verification: not run (no case could run; see the errors above)";
+  if (status == "not run") return "Verification: not run (no case could run; each case says why)";
   if (status != "incomplete") return "Verification: " + status;
   std::ostringstream text;
   text << "Verification: INCOMPLETE (the variants that ran passed; ";
