@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "baselines/baselines.hpp"
 #include "probe_timing.hpp"
 #include "xpose/xpose.hpp"
 
@@ -39,6 +40,7 @@ double median_us(const xpose::Plan& plan, const void* in, void* out, cudaStream_
 
 // Usage: address_offsets [spacers [rows cols dtype]...], dtype one of u8 f16 f32 f64 c128.
 int main(int argc, char** argv) {
+  xpose::baselines::register_kernels();  // memcpy is a baseline
   const int spacers = argc > 1 ? std::atoi(argv[1]) : 12;
   std::vector<Case> cases = {{"8191x8193_u8", 8191, 8193, xpose::DType::u8, 1},
                              {"8192x8192_f64", 8192, 8192, xpose::DType::f64, 8},

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "baselines/baselines.hpp"
 #include "probe_timing.hpp"
 #include "xpose/xpose.hpp"
 
@@ -340,6 +341,7 @@ void run(const std::string& mode, const char* type_name, xpose::DType type, int 
 // to all row tiles; shapes: 32 KiB tiles of every aspect, each walked rows first and columns first;
 // locality: a resident grid whose blocks each walk tiles that lie together, or whose grid does.
 int main(int argc, char** argv) {
+  xpose::baselines::register_kernels();  // memcpy and tiled_padded_rows are baselines
   const std::string mode = argc > 1 ? argv[1] : "bands";
   const int rounds = argc > 2 ? std::atoi(argv[2]) : 3;
   run<double>(mode, "f64", xpose::DType::f64, 8192, rounds);
