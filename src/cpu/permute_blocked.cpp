@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 #include "core/problem.hpp"
 #include "cpu/thread_pool.hpp"
@@ -153,7 +154,7 @@ void permute_tiles(const unsigned char* in, unsigned char* out, const Walk& w, i
 
 // X and Y with unit strides: slices (Y, X) batched over one more axis Z are 2D transposes.
 void permute_as_2d_slices(const unsigned char* in, unsigned char* out, const Walk& w, int elem_size,
-                          int threads, int64_t bytes) {
+                          int threads, int64_t bytes, const BlockedOptions& options) {
   const int64_t e = elem_size;
   // Z: the largest outer axis, so that each call does as much as possible.
   FlatAxes rest;
@@ -176,9 +177,14 @@ void permute_as_2d_slices(const unsigned char* in, unsigned char* out, const Wal
   const int n = resolve_threads(threads, bytes);
   if (rest.total == 1) {
     slice.batch = z.size;
-    transpose_blocked(in, out, slice, n);
+    transpose_blocked(in, out, slice, n, options);
     return;
   }
+  // The parts stream their stores when the whole output would (each alone may be small).
+  BlockedOptions part_options = options;
+  const int64_t stream_from =
+      options.stream_from_bytes >= 0 ? options.stream_from_bytes : stream_from_bytes();
+  part_options.stream_from_bytes = bytes >= stream_from ? 0 : std::numeric_limits<int64_t>::max();
   // Units: (rest index, chunk of Z), at least four per thread.
   const int64_t chunks = n == 1 ? 1 : std::min(z.size, (4 * int64_t{n} + rest.total - 1) / rest.total);
   const int64_t chunk = (z.size + chunks - 1) / chunks;
@@ -191,7 +197,8 @@ void permute_as_2d_slices(const unsigned char* in, unsigned char* out, const Wal
       rest.offsets(o, &in_offset, &out_offset);
       Transpose2D part = slice;
       part.batch = z1 - z0;
-      transpose_blocked(in + in_offset + z0 * z.in, out + out_offset + z0 * z.out, part, 1);
+      transpose_blocked(in + in_offset + z0 * z.in, out + out_offset + z0 * z.out, part, 1,
+                        part_options);
     }
   });
 }
@@ -199,6 +206,11 @@ void permute_as_2d_slices(const unsigned char* in, unsigned char* out, const Wal
 }  // namespace
 
 void permute_blocked(const void* in, void* out, const PermuteLayout& layout, int threads) {
+  permute_blocked(in, out, layout, threads, BlockedOptions{});
+}
+
+void permute_blocked(const void* in, void* out, const PermuteLayout& layout, int threads,
+                     const BlockedOptions& options) {
   const auto* src = static_cast<const unsigned char*>(in);
   auto* dst = static_cast<unsigned char*>(out);
   if (layout.elements == 0) return;
@@ -210,7 +222,7 @@ void permute_blocked(const void* in, void* out, const PermuteLayout& layout, int
   const int64_t e = layout.elem_size;
   const bool unit_strides = walk.run == e && walk.y.size > 1 && walk.x.in == e && walk.y.out == e;
   if (unit_strides)
-    permute_as_2d_slices(src, dst, walk, layout.elem_size, threads, layout.bytes());
+    permute_as_2d_slices(src, dst, walk, layout.elem_size, threads, layout.bytes(), options);
   else
     permute_tiles(src, dst, walk, threads, layout.bytes());
 }

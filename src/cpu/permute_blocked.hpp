@@ -7,17 +7,23 @@
 // output lines they write stay in L1 while the tile is copied.
 //
 // When X and Y have unit strides (the usual case), each slice of X, Y and one more axis is a
-// batched 2D transpose and goes to transpose_blocked (AVX-512 tiles where the CPU has them).
+// batched 2D transpose and goes to transpose_blocked (AVX-512 or AVX2 tiles, streaming stores
+// when the whole output is large).
 // Threads share the flat index (and the extra axis, cut into chunks); small problems stay on the
 // calling thread.
 #pragma once
 
 #include "core/permute_layout.hpp"
+#include "cpu/transpose_blocked.hpp"
 
 namespace xpose::detail {
 
 // threads: 1 = the calling thread only; 0 = all hardware threads. Writes nothing outside the
 // output view; any pointer alignment.
 void permute_blocked(const void* in, void* out, const PermuteLayout& layout, int threads);
+
+// The same with the 2D slices' tile set and stores chosen (tests, benchmarks).
+void permute_blocked(const void* in, void* out, const PermuteLayout& layout, int threads,
+                     const BlockedOptions& options);
 
 }  // namespace xpose::detail

@@ -6,6 +6,7 @@
 #include "core/permute_registry.hpp"
 #include "cpu/permute_blocked.hpp"
 #include "cpu/permute_reference.hpp"
+#include "cpu/stream_copy.hpp"
 #include "cpu/transpose_blocked.hpp"
 
 namespace xpose::detail {
@@ -18,6 +19,11 @@ bool prepare_memcpy(const PermuteProblem& problem, const PermuteLayout&, Prepare
 
 Status run_memcpy(const void* in, void* out, const PreparedPermute& prepared, const LaunchContext& ctx) {
   parallel_memcpy(out, in, prepared.layout.bytes(), ctx.threads);
+  return Status::ok;
+}
+
+Status run_stream_copy(const void* in, void* out, const PreparedPermute& prepared, const LaunchContext& ctx) {
+  parallel_stream_copy(out, in, prepared.layout.bytes(), ctx.threads);
   return Status::ok;
 }
 
@@ -69,6 +75,10 @@ const std::vector<PermuteKernel>& cpu_permute_kernels() {
   static const std::vector<PermuteKernel> kernels{
       {"memcpy", Device::cpu, false, "memcpy of the same bytes on all threads (the roofline)",
        prepare_memcpy, run_memcpy},
+      {"stream_copy", Device::cpu, false,
+       "copy of the dense bytes with streaming stores on all threads (the ceiling without reads "
+       "for ownership)",
+       prepare_memcpy, run_stream_copy},
       {"reference", Device::cpu, true, "plain loops over the problem as given: the definition",
        prepare_reference, run_reference},
       {"copy", Device::cpu, true, "a layout that moves nothing: memcpy of the block or of its rows",

@@ -4,46 +4,56 @@
 #include <cstdint>
 #include <cstring>
 
+#include "cpu/cpu_caches.hpp"
 #include "cpu/tile_region.hpp"
 #include "cpu/transpose_scalar.hpp"
 #include "cpu/thread_pool.hpp"
+#include "cpu/transpose_tiles_avx2.hpp"
 #include "cpu/transpose_tiles_avx512.hpp"
 
 namespace xpose::detail {
 namespace {
 
-// Tuning of the AVX-512 tiles, per element size. A strip is the band of input rows that one work
-// unit walks column of tiles by column of tiles; its height is the run written to each output row.
-// Longer runs mean fewer partial lines between strips and fewer DRAM pages per byte written;
-// taller strips mean more input rows (and pages) live at once. Both settings aim at 2 KiB runs
-// (at most 512 rows) and prefetching about 8 KiB ahead. Measured on AMD EPYC Zen 5 (2 cores,
-// KVM), 2026-11-22, docs/cpu.md: f32 and f64 8192^2 at about 90% of memcpy with two threads.
+// Tuning of the vector tiles, per element size. A strip is the band of input rows that one work
+// unit walks down, one visit of `wide` columns of tiles at a time; its height is the run written
+// to each output row. Longer runs mean fewer partial lines between strips and fewer DRAM pages per
+// byte written; taller strips mean more input rows (and pages) live at once: runs of 2 KiB, at
+// most 512 rows (Zen 5 with AVX-512, 2026-11-22: f32 and f64 8192^2 at about 90% of memcpy).
 struct TileTuning {
   int strip_tiles;
-  int prefetch_tiles;
+  int wide;  // AVX2: columns of tiles per row visit (see tile_tuning)
 };
 
-TileTuning tile_tuning(int elem_size) {
+// AVX2 reads `wide` adjacent lines of each row per visit. With a leading dimension of a multiple
+// of 4 KiB (or close to one: 8191 x 8193), every row of a column of tiles falls into one L1 set,
+// so lines prefetched down one column evict each other and a single-line walk runs at the latency
+// of one tile's rows; four lines per row (256 bytes) ran 1.5 to 2x faster on Zen 3 (docs/cpu.md).
+// One- and two-byte tiles already read 64 and 32 rows per visit and gained nothing from it.
+TileTuning tile_tuning(int elem_size, CpuIsa isa) {
+  const int wide = isa == CpuIsa::avx2 && elem_size >= 4 ? 4 : 1;
   switch (elem_size) {
     case 1:
-      return {8, 2};  // 64 x 64 B tiles: 512 rows, 512 B runs
+      return {8, wide};  // 64 x 64 B tiles: 512 rows, 512 B runs
     case 2:
-      return {8, 4};  // 32 x 32: 256 rows, 512 B runs (measured: 16 and 32 no better)
+      return {8, wide};  // 32 x 32: 256 rows, 512 B runs (Zen 5: 16 and 32 tiles no better)
     case 4:
-      return {32, 8};  // 16 x 16: 512 rows, 2 KiB runs
+      return {32, wide};  // 16 x 16: 512 rows, 2 KiB runs
     case 8:
-      return {32, 16};  // 8 x 8: 256 rows, 2 KiB runs
+      return {32, wide};  // 8 x 8: 256 rows, 2 KiB runs
     default:
-      return {32, 32};  // 4 x 4: 128 rows, 2 KiB runs
+      return {32, wide};  // 4 x 4: 128 rows, 2 KiB runs
   }
 }
 
-// Without AVX-512 a strip is this many rows of scalar blocks.
-constexpr int64_t kScalarStripRows = 64;
+// Tiles to prefetch ahead: a quarter of the L1 data cache in flight (8 KiB of a 32 KiB L1, which
+// is what the Zen 5 tuning found best for every element size), at least one visit.
+int prefetch_tiles(int elem_size, int wide) {
+  const int64_t visit_bytes = tile_edge(elem_size) * 64 * wide;
+  return static_cast<int>(std::max<int64_t>(1, cpu_caches().l1d_bytes / 4 / visit_bytes));
+}
 
-// Streaming stores skip the cache: right for outputs larger than the last-level cache can
-// usefully hold, wrong for small ones that the caller will read back from cache.
-constexpr int64_t kStreamFromBytes = int64_t{8} << 20;
+// Without vector tiles a strip is this many rows of scalar blocks.
+constexpr int64_t kScalarStripRows = 64;
 
 // Each thread gets at least this much work (measured when every call started its threads, 20 to
 // 40 us each: two threads won on 4 MiB f32, lost on 4 MiB f64, won from 8 MiB; with the pool the
@@ -77,9 +87,10 @@ struct WorkSplit {
   const Transpose2D& p;
   const unsigned char* in;
   unsigned char* out;
-  bool vector;        // AVX-512 tiles, else scalar blocks
+  CpuIsa isa;         // the tile set (portable: scalar blocks)
   TileStores stores;  // for the tiles
   int prefetch_tiles;
+  int wide;      // columns of tiles per visit (AVX2)
   int64_t edge;  // tile edge in elements (1 for scalar)
   int64_t strip_rows, panel_cols, strips, panels;
 
@@ -97,9 +108,9 @@ struct WorkSplit {
                  std::min(p.rows, (strip + 1) * strip_rows),
                  panel * panel_cols,
                  std::min(p.cols, (panel + 1) * panel_cols)};
-    if (!vector) return transpose_scalar_of_size(r, p.elem_size);
-    // Whole tiles with the streaming loop; what is left at the bottom and the right with masked
-    // partial tiles.
+    if (isa == CpuIsa::portable) return transpose_scalar_of_size(r, p.elem_size);
+    // Whole tiles with the streaming loop; what is left at the bottom and the right with partial
+    // tiles.
     const int64_t rows_end = r.row_begin + (r.row_end - r.row_begin) / edge * edge;
     const int64_t cols_end = r.col_begin + (r.col_end - r.col_begin) / edge * edge;
     TileRegion tiles = r, bottom = r, right = r;
@@ -111,14 +122,21 @@ struct WorkSplit {
     StripJoins joins;
     joins.head_written_above = tiles.row_begin > 0;
     joins.complete_below = tiles.row_end == r.row_end && tiles.row_end < p.rows / edge * edge;
-    if (!tiles.empty()) transpose_tiles_avx512(tiles, p.elem_size, stores, joins, prefetch_tiles);
-    if (!right.empty()) transpose_edges_avx512(right, p.elem_size);
-    if (!bottom.empty()) transpose_edges_avx512(bottom, p.elem_size);
+    if (isa == CpuIsa::avx512) {
+      if (!tiles.empty()) transpose_tiles_avx512(tiles, p.elem_size, stores, joins, prefetch_tiles);
+      if (!right.empty()) transpose_edges_avx512(right, p.elem_size);
+      if (!bottom.empty()) transpose_edges_avx512(bottom, p.elem_size);
+    } else {
+      if (!tiles.empty())
+        transpose_tiles_avx2(tiles, p.elem_size, stores, joins, prefetch_tiles, wide);
+      if (!right.empty()) transpose_edges_avx2(right, p.elem_size);
+      if (!bottom.empty()) transpose_edges_avx2(bottom, p.elem_size);
+    }
   }
 };
 
-TileStores choose_stores(const void* out, const Transpose2D& p) {
-  if (p.bytes() < kStreamFromBytes) return TileStores::plain;
+TileStores choose_stores(const void* out, const Transpose2D& p, int64_t stream_from) {
+  if (p.bytes() < stream_from) return TileStores::plain;
   const int64_t e = p.elem_size;
   const bool aligned = reinterpret_cast<uintptr_t>(out) % 64 == 0 && p.ld_out * e % 64 == 0 &&
                        (p.batch == 1 || p.stride_out * e % 64 == 0);
@@ -127,27 +145,35 @@ TileStores choose_stores(const void* out, const Transpose2D& p) {
 
 }  // namespace
 
-CpuTiles cpu_tiles_available() {
-  return avx512_tiles_available() ? CpuTiles::avx512 : CpuTiles::scalar;
-}
+int64_t stream_from_bytes() { return cpu_caches().last_level_bytes / 4; }
 
 void transpose_blocked(const void* in, void* out, const Transpose2D& p, int threads) {
-  transpose_blocked(in, out, p, threads, cpu_tiles_available());
+  transpose_blocked(in, out, p, threads, BlockedOptions{});
+}
+
+void transpose_blocked(const void* in, void* out, const Transpose2D& p, int threads, CpuIsa isa) {
+  BlockedOptions options;
+  options.isa = isa;
+  transpose_blocked(in, out, p, threads, options);
 }
 
 void transpose_blocked(const void* in, void* out, const Transpose2D& p, int threads,
-                       CpuTiles tiles) {
+                       const BlockedOptions& options) {
   if (p.empty()) return;
   const int n = resolve_threads(threads, p.bytes());
-  const bool vector = tiles == CpuTiles::avx512 && avx512_tiles_available();
-  const TileTuning tuning = tile_tuning(p.elem_size);
+  const CpuIsa isa = cpu_isa_capped(options.isa);
+  const bool vector = isa != CpuIsa::portable;
+  const TileTuning tuning = tile_tuning(p.elem_size, isa);
   const int64_t edge = vector ? tile_edge(p.elem_size) : 1;
+  const int64_t stream_from =
+      options.stream_from_bytes >= 0 ? options.stream_from_bytes : stream_from_bytes();
   WorkSplit split{p,
                   static_cast<const unsigned char*>(in),
                   static_cast<unsigned char*>(out),
-                  vector,
-                  choose_stores(out, p),
-                  tuning.prefetch_tiles,
+                  isa,
+                  choose_stores(out, p, stream_from),
+                  prefetch_tiles(p.elem_size, tuning.wide),
+                  tuning.wide,
                   edge,
                   vector ? tuning.strip_tiles * edge : kScalarStripRows,
                   p.cols,

@@ -1,12 +1,13 @@
 // The fast CPU path: the matrix is cut into strips of rows (and panels of columns when there are
-// few strips) that threads share; each strip is transposed in 64 x 64-byte tiles in AVX-512
-// registers where the CPU has them (streaming stores for large outputs), and in scalar blocks at
-// the edges and on other CPUs. Any element size, leading dimensions, batches, unaligned pointers.
+// few strips) that threads share; each strip is transposed in 64 x 64-byte tiles in AVX-512 or
+// AVX2 registers, whichever set the process runs (cpu_isa_active()), with streaming stores for
+// large outputs, and in scalar blocks at the edges and on CPUs with neither. Any element size, leading dimensions, batches, unaligned pointers.
 #pragma once
 
 #include <cstdint>
 
 #include "core/problem.hpp"
+#include "cpu/cpu_isa.hpp"
 
 namespace xpose::detail {
 
@@ -14,16 +15,25 @@ namespace xpose::detail {
 // threads than asked (each gets at least about 1 MiB). Writes nothing outside the output view.
 void transpose_blocked(const void* in, void* out, const Transpose2D& problem, int threads);
 
-// The inner loops: AVX-512 tiles, or portable scalar blocks (the only ones off x86-64).
-enum class CpuTiles { scalar, avx512 };
+// Streaming stores skip the cache: right for outputs that, with their input, would not stay in
+// the last-level cache anyway; wrong for small ones the caller reads back from cache. From a
+// quarter of the last-level cache (8 MiB of 32 MiB, as measured on Zen 5).
+int64_t stream_from_bytes();
 
-// The best this CPU runs: avx512 where it has AVX-512 F, BW and VBMI.
-CpuTiles cpu_tiles_available();
+// What the callers below may choose instead of the defaults (tests, benchmarks, the permute).
+struct BlockedOptions {
+  // The tile set; one this CPU lacks falls back to the best one below it (cpu_isa_capped).
+  CpuIsa isa = cpu_isa_active();
+  // Outputs of at least this many bytes are written with streaming stores; -1: a quarter of the
+  // last-level cache. 0 streams everything (tests), a huge value nothing.
+  int64_t stream_from_bytes = -1;
+};
 
-// The same with the inner loops chosen (tests, benchmarks); avx512 falls back to scalar on a CPU
-// without it.
 void transpose_blocked(const void* in, void* out, const Transpose2D& problem, int threads,
-                       CpuTiles tiles);
+                       const BlockedOptions& options);
+// The same with only the tile set chosen.
+void transpose_blocked(const void* in, void* out, const Transpose2D& problem, int threads,
+                       CpuIsa isa);
 
 // memcpy of `bytes` split over `threads` threads (0 = all): the CPU roofline.
 void parallel_memcpy(void* dst, const void* src, int64_t bytes, int threads);

@@ -1,5 +1,5 @@
 // Portable transpose of a region with plain loads and stores: the edges the vector tiles leave
-// (fewer rows or columns than a tile), and the whole path on CPUs without AVX-512.
+// (fewer rows or columns than a tile), and the whole path on CPUs without AVX2.
 #pragma once
 
 #include <algorithm>
@@ -9,6 +9,9 @@
 #include "cpu/tile_region.hpp"
 
 namespace xpose::detail {
+// Unnamed: each file that includes this keeps its own copy, so the copy built with -mavx2 in
+// transpose_tiles_avx2.cpp can never be the one the linker picks for baseline code.
+namespace {
 
 // Blocks of kScalarBlock x kScalarBlock elements keep both the rows read and the rows written
 // within a few cache lines each; memcpy loads and stores make unaligned pointers safe (compilers
@@ -30,4 +33,5 @@ void transpose_region_scalar(const TileRegion& r) {
   }
 }
 
+}  // namespace
 }  // namespace xpose::detail

@@ -24,14 +24,14 @@ using xpose::detail::Transpose2D;
 constexpr unsigned char kPoison = 0xA5;
 constexpr int64_t kGuardBytes = 128;  // checked on both sides of each view
 
-using xpose::detail::CpuTiles;
+using xpose::detail::CpuIsa;
 
 struct Case {
   DType type;
   Matrix matrix;
   int64_t in_offset = 0, out_offset = 0;  // bytes added to 64-byte aligned buffers
   int threads = 1;
-  CpuTiles tiles = xpose::detail::cpu_tiles_available();
+  CpuIsa tiles = xpose::detail::cpu_isa_active();
 };
 
 std::string describe(const Case& c) {
@@ -40,7 +40,7 @@ std::string describe(const Case& c) {
     << c.matrix.cols << " ld_in " << c.matrix.ld_in << " ld_out " << c.matrix.ld_out
     << " stride_in " << c.matrix.stride_in << " stride_out " << c.matrix.stride_out << " in+"
     << c.in_offset << " out+" << c.out_offset << " threads " << c.threads
-    << (c.tiles == CpuTiles::scalar ? " scalar" : " avx512");
+    << " " << xpose::detail::to_string(c.tiles);
   return s.str();
 }
 
@@ -165,7 +165,7 @@ TEST(TransposeBlocked, LargeOutputsWithStreamingStores) {
   for (const Case& c : cases) EXPECT_EQ(check(c), "") << describe(c);
 }
 
-// The portable path, which CPUs without AVX-512 run for everything.
+// The portable path, which CPUs without AVX2 run for everything.
 TEST(TransposeBlocked, ScalarPathMatchesReference) {
   const Matrix matrices[] = {Matrix{0, 3},
                              Matrix{1, 1},
@@ -178,7 +178,7 @@ TEST(TransposeBlocked, ScalarPathMatchesReference) {
   for (DType type : kTypes)
     for (const Matrix& matrix : matrices)
       for (int64_t offset : {0, 3}) {
-        Case c{type, matrix, offset, offset, 2, CpuTiles::scalar};
+        Case c{type, matrix, offset, offset, 2, CpuIsa::portable};
         EXPECT_EQ(check(c), "") << describe(c);
       }
 }

@@ -1,0 +1,71 @@
+#include "cpu/cpu_caches.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <string>
+
+#if defined(__unix__)
+#include <unistd.h>
+#endif
+
+namespace xpose::detail {
+namespace {
+
+int64_t from_sysconf([[maybe_unused]] int name) {
+#if defined(__unix__)
+  const long value = sysconf(name);
+  return value > 0 ? value : 0;
+#else
+  return 0;
+#endif
+}
+
+// cpu0's caches in sysfs: the largest data or unified cache of `level` ("32K", "32768K", "1M").
+int64_t from_sysfs(int level) {
+  int64_t best = 0;
+  for (int index = 0; index < 16; ++index) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
+    std::ifstream level_file(dir + "/level"), type_file(dir + "/type"), size_file(dir + "/size");
+    if (!level_file || !size_file) break;
+    int cache_level = 0;
+    std::string type;
+    int64_t size = 0;
+    char unit = 0;
+    level_file >> cache_level;
+    type_file >> type;
+    size_file >> size >> unit;
+    if (unit == 'K') size <<= 10;
+    if (unit == 'M') size <<= 20;
+    if (cache_level == level && type != "Instruction") best = std::max(best, size);
+  }
+  return best;
+}
+
+int64_t cache_bytes(int level, [[maybe_unused]] int sysconf_name) {
+  const int64_t reported = from_sysconf(sysconf_name);
+  return reported > 0 ? reported : from_sysfs(level);
+}
+
+CpuCaches read_caches() {
+#if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE) && defined(_SC_LEVEL3_CACHE_SIZE)
+  const int64_t l1 = cache_bytes(1, _SC_LEVEL1_DCACHE_SIZE);
+  const int64_t l2 = cache_bytes(2, _SC_LEVEL2_CACHE_SIZE);
+  const int64_t l3 = cache_bytes(3, _SC_LEVEL3_CACHE_SIZE);
+#else
+  const int64_t l1 = from_sysfs(1), l2 = from_sysfs(2), l3 = from_sysfs(3);
+#endif
+  CpuCaches caches;
+  caches.l1d_bytes = l1 > 0 ? l1 : int64_t{32} << 10;
+  const int64_t last = std::max(l2, l3);
+  caches.last_level_bytes = last > 0 ? last : int64_t{8} << 20;
+  return caches;
+}
+
+}  // namespace
+
+const CpuCaches& cpu_caches() {
+  static const CpuCaches caches = read_caches();
+  return caches;
+}
+
+}  // namespace xpose::detail

@@ -1,0 +1,15 @@
+// Copies with non-temporal (streaming) stores: the real ceiling of a transpose whose output goes
+// straight to memory. memcpy pays a read for ownership of every output line wherever the C
+// library keeps it in cache (glibc: below a threshold derived from the cache size), so a copy
+// that streams moves 2 x bytes where memcpy moves 3 x.
+#pragma once
+
+#include <cstdint>
+
+namespace xpose::detail {
+
+// dst[0, bytes) = src[0, bytes), split over `threads` threads (0 = all) at 64-byte boundaries
+// of dst; SSE2 streaming stores on x86-64, memcpy elsewhere. Any alignment; fenced on return.
+void parallel_stream_copy(void* dst, const void* src, int64_t bytes, int threads);
+
+}  // namespace xpose::detail

@@ -1,0 +1,28 @@
+// AVX2 tile transposes: the same 64 x 64-byte tiles as the AVX-512 set (16 x 16 of 4 bytes, 8 x 8
+// of 8, 4 x 4 of 16, 32 x 32 of 2, 64 x 64 of 1), each 64-byte row piece and output line held as
+// two 256-bit halves, so that every tile reads whole input lines and writes whole output lines
+// (streamed where the output does not fit in cache).
+//
+// transpose_tiles_avx2.cpp is compiled with -mavx2 (src/CMakeLists.txt); call these only when
+// avx2_tiles_available() says this CPU (and this build) has them.
+#pragma once
+
+#include "cpu/tile_region.hpp"
+#include "cpu/tile_stores.hpp"
+
+namespace xpose::detail {
+
+// Whether this build has the AVX2 tiles and this CPU runs them.
+bool avx2_tiles_available();
+
+// Transposes `region`, whose row and column ranges are whole numbers of tiles, walking it `wide`
+// (1, 2 or 4) columns of tiles at a time, down the rows, and prefetching the input
+// `prefetch_tiles` tiles ahead. Streaming stores need stream_fence() before another thread reads.
+void transpose_tiles_avx2(const TileRegion& region, int elem_size, TileStores stores,
+                          const StripJoins& joins, int prefetch_tiles, int wide);
+
+// Transposes any region (the edges whole tiles leave, matrices smaller than a tile) with ordinary
+// stores: whole tiles where they fit, element moves for the rest.
+void transpose_edges_avx2(const TileRegion& region, int elem_size);
+
+}  // namespace xpose::detail

@@ -1,0 +1,192 @@
+// Every instruction-set path of the CPU fast path (portable, AVX2, AVX-512: each one this CPU
+// runs, forced), with ordinary and with streaming stores forced, against the reference: every
+// element size on odd, skinny, size-1, empty, batched, strided and misaligned shapes, for the 2D
+// transpose and the N-D permute. Also the choice of the set, the cache sizes and the stream copy.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "common/permute_check.hpp"
+#include "common/transpose_check.hpp"
+#include "core/permute_layout.hpp"
+#include "cpu/cpu_caches.hpp"
+#include "cpu/cpu_isa.hpp"
+#include "cpu/permute_blocked.hpp"
+#include "cpu/stream_copy.hpp"
+#include "cpu/transpose_blocked.hpp"
+#include "xpose/xpose.hpp"
+
+namespace {
+
+using xpose::DType;
+using xpose::Matrix;
+using xpose::Permutation;
+using xpose::detail::BlockedOptions;
+using xpose::detail::CpuIsa;
+
+struct PathCase {
+  CpuIsa isa;
+  bool stream;  // streaming stores forced on every size (else ordinary stores forced)
+};
+
+std::vector<PathCase> supported_paths() {
+  std::vector<PathCase> paths;
+  for (CpuIsa isa : {CpuIsa::portable, CpuIsa::avx2, CpuIsa::avx512})
+    if (xpose::detail::cpu_isa_supported(isa))
+      for (bool stream : {false, true}) paths.push_back({isa, stream});
+  return paths;
+}
+
+std::string path_name(const ::testing::TestParamInfo<PathCase>& info) {
+  return std::string(xpose::detail::to_string(info.param.isa)) +
+         (info.param.stream ? "_streaming" : "_ordinary");
+}
+
+BlockedOptions options_of(const PathCase& path) {
+  BlockedOptions options;
+  options.isa = path.isa;
+  options.stream_from_bytes = path.stream ? 0 : std::numeric_limits<int64_t>::max();
+  return options;
+}
+
+// One type per element size: 1, 2, 4, 8, 16 bytes.
+const DType kOnePerSize[] = {DType::u8, DType::u16, DType::f32, DType::f64, DType::c128};
+
+class CpuIsaPath : public ::testing::TestWithParam<PathCase> {};
+
+TEST_P(CpuIsaPath, TransposeMatchesReferenceOnEveryShapeClass) {
+  const Matrix matrices[] = {
+      Matrix{0, 5},       Matrix{5, 0},       Matrix{1, 1},  Matrix{1, 77},
+      Matrix{77, 1},      Matrix{3, 1000},    Matrix{1000, 3},
+      Matrix{64, 64},     Matrix{65, 63},     Matrix{67, 131},
+      Matrix{129, 257},   // whole tiles, then one row and column more for every size
+      Matrix{256, 352},   // f32: 22 columns of tiles (a wide visit of 4 leaves 2)
+      Matrix{600, 200},   // several strips for every size (joined when streaming)
+      Matrix{130, 70, 75, 133},                      // padded leading dimensions
+      Matrix{9, 11, 0, 0, 50},                       // many small matrices
+      Matrix{20, 30, 31, 21, 4, 20 * 31 + 5, 30 * 21 + 7},  // batch with gaps
+  };
+  const BlockedOptions options = options_of(GetParam());
+  for (DType type : kOnePerSize)
+    for (const Matrix& matrix : matrices)
+      for (std::size_t misalign : {std::size_t{0}, std::size_t{3}})
+        for (int threads : {1, 2}) {
+          SCOPED_TRACE(xpose_test::describe(matrix, type) + ", misaligned by " +
+                       std::to_string(misalign) + ", threads " + std::to_string(threads));
+          const auto problem = xpose_test::problem_for(matrix, type);
+          const auto input = xpose_test::make_input(problem, misalign);
+          auto output = xpose_test::make_output(problem, 2 * misalign);
+          const auto expected = xpose_test::expected_transpose(input, output, problem);
+          xpose::detail::transpose_blocked(input.view(), output.view(), problem, threads, options);
+          ASSERT_TRUE(xpose_test::output_matches(output.data(), expected, output, problem));
+        }
+}
+
+TEST_P(CpuIsaPath, PermuteMatchesReference) {
+  const Permutation permutations[] = {
+      {{2, 48, 7, 9}, {0, 2, 3, 1}, {}, {}},    // NCHW -> NHWC (a batch of 2D slices)
+      {{3, 5, 40, 36}, {1, 3, 2, 0}, {}, {}},   // slices batched over two outer axes
+      {{6, 33, 70}, {2, 0, 1}, {}, {}},         // rank 3, odd sizes
+      {{4, 24, 20}, {0, 2, 1}, {24 * 23, 23, 1}, {}},  // strided input rows
+      {{5, 6, 7, 8, 3}, {4, 2, 0, 3, 1}, {}, {}},      // rank 5: the generic tiles
+      {{40, 8, 3}, {1, 0, 2}, {}, {}},                 // the innermost axis stays: runs
+  };
+  const BlockedOptions options = options_of(GetParam());
+  for (DType type : kOnePerSize)
+    for (const Permutation& p : permutations)
+      for (int threads : {1, 2}) {
+        SCOPED_TRACE(xpose_test::describe(p, type) + ", threads " + std::to_string(threads));
+        const auto problem = xpose_test::permute_problem_for(p, type);
+        const auto input = xpose_test::make_permute_input(problem, 1);
+        auto output = xpose_test::make_permute_output(problem, 3);
+        const auto expected = xpose_test::expected_permute(input, output, problem);
+        xpose::detail::permute_blocked(input.view(), output.view(), xpose::detail::normalise(problem),
+                                       threads, options);
+        ASSERT_TRUE(xpose_test::permute_output_matches(output.data(), expected, output, problem));
+      }
+}
+
+INSTANTIATE_TEST_SUITE_P(CpuIsa, CpuIsaPath, ::testing::ValuesIn(supported_paths()), path_name);
+
+TEST(CpuIsaChoice, NamesRoundTripAndUnknownNamesAreRejected) {
+  for (CpuIsa isa : {CpuIsa::portable, CpuIsa::avx2, CpuIsa::avx512}) {
+    CpuIsa parsed = CpuIsa::portable;
+    ASSERT_TRUE(xpose::detail::parse_cpu_isa(xpose::detail::to_string(isa), &parsed));
+    EXPECT_EQ(parsed, isa);
+  }
+  CpuIsa untouched = CpuIsa::avx2;
+  EXPECT_FALSE(xpose::detail::parse_cpu_isa("AVX2", &untouched));
+  EXPECT_FALSE(xpose::detail::parse_cpu_isa("sse2", &untouched));
+  EXPECT_FALSE(xpose::detail::parse_cpu_isa("", &untouched));
+  EXPECT_EQ(untouched, CpuIsa::avx2);
+}
+
+TEST(CpuIsaChoice, ActiveAndCappedSetsAreOnesThisCpuRuns) {
+  EXPECT_TRUE(xpose::detail::cpu_isa_supported(CpuIsa::portable));
+  const CpuIsa detected = xpose::detail::cpu_isa_detected();
+  EXPECT_TRUE(xpose::detail::cpu_isa_supported(detected));
+  for (CpuIsa wanted : {CpuIsa::portable, CpuIsa::avx2, CpuIsa::avx512}) {
+    const CpuIsa capped = xpose::detail::cpu_isa_capped(wanted);
+    EXPECT_TRUE(xpose::detail::cpu_isa_supported(capped));
+    EXPECT_LE(capped, wanted);
+    if (xpose::detail::cpu_isa_supported(wanted)) {
+      EXPECT_EQ(capped, wanted);
+    }
+  }
+  // The override, when the environment of this test run sets it.
+  const char* text = std::getenv("XPOSE_CPU_ISA");
+  CpuIsa wanted = CpuIsa::avx512;
+  if (text == nullptr || !xpose::detail::parse_cpu_isa(text, &wanted)) wanted = CpuIsa::avx512;
+  EXPECT_EQ(xpose::detail::cpu_isa_active(), xpose::detail::cpu_isa_capped(wanted));
+#if !defined(__x86_64__)
+  EXPECT_EQ(detected, CpuIsa::portable);  // the vector sets are x86-64 only
+#endif
+}
+
+TEST(CpuCaches, SizesAreReportedOrDefaulted) {
+  const auto& caches = xpose::detail::cpu_caches();
+  EXPECT_GE(caches.l1d_bytes, 4 << 10);
+  EXPECT_GE(caches.last_level_bytes, caches.l1d_bytes);
+  EXPECT_EQ(xpose::detail::stream_from_bytes(), caches.last_level_bytes / 4);
+}
+
+TEST(StreamCopy, CopiesEveryByteAtAnyAlignment) {
+  for (int64_t bytes : {int64_t{0}, int64_t{1}, int64_t{15}, int64_t{64}, int64_t{1000},
+                        (int64_t{5} << 20) + 7})
+    for (std::size_t shift : {std::size_t{0}, std::size_t{1}, std::size_t{9}}) {
+      std::vector<unsigned char> src(static_cast<std::size_t>(bytes) + shift);
+      std::vector<unsigned char> dst(src.size() + 1, 0xFF);
+      for (std::size_t k = 0; k < src.size(); ++k) src[k] = static_cast<unsigned char>(k * 7 + 1);
+      xpose::detail::parallel_stream_copy(dst.data() + shift, src.data() + shift, bytes, 0);
+      EXPECT_TRUE(std::equal(src.begin() + shift, src.end(), dst.begin() + shift))
+          << bytes << " bytes, shift " << shift;
+      EXPECT_EQ(dst.back(), 0xFF) << bytes << " bytes, shift " << shift;
+      for (std::size_t k = 0; k < shift; ++k) EXPECT_EQ(dst[k], 0xFF);
+    }
+}
+
+TEST(StreamCopy, IsACopyBaselineOfBothRegistries) {
+  EXPECT_FALSE(xpose::kernel_transposes(xpose::Device::cpu, "stream_copy"));
+  EXPECT_FALSE(xpose::permute_kernel_permutes(xpose::Device::cpu, "stream_copy"));
+  const auto problem = xpose_test::problem_for(Matrix{300, 500}, DType::f32);
+  const auto input = xpose_test::make_input(problem);
+  auto output = xpose_test::make_output(problem);
+  xpose::Plan plan;
+  ASSERT_EQ(xpose::Plan::create(plan, Matrix{300, 500}, DType::f32, xpose::Device::cpu,
+                                {"stream_copy", 2}),
+            xpose::Status::ok);
+  ASSERT_EQ(plan.execute(input.view(), output.view()), xpose::Status::ok);
+  EXPECT_TRUE(xpose_test::copied_correctly(input, output, problem));
+  // Only dense problems: a strided one is refused and nothing is written.
+  EXPECT_EQ(xpose::Plan::create(plan, Matrix{300, 500, 501}, DType::f32, xpose::Device::cpu,
+                                {"stream_copy", 2}),
+            xpose::Status::unsupported);
+}
+
+}  // namespace
