@@ -1,7 +1,6 @@
 #include "contenders.hpp"
 
 #include <cblas.h>
-#include <emmintrin.h>
 
 #include <Eigen/Core>
 #include <algorithm>
@@ -32,35 +31,10 @@ Contender xpose_kernel(const BenchCase& c, const std::string& kernel, int thread
   if (xpose::Plan::create(plan, xpose::Matrix{c.rows, c.cols}, c.type, xpose::Device::cpu,
                           options) != xpose::Status::ok)
     throw std::runtime_error("xpose kernel " + kernel + ": " + xpose::last_error_message());
-  const std::string name = kernel == "memcpy" ? "memcpy" : "xpose " + kernel;
-  return {name, method, threads, kernel != "memcpy",
+  const bool copy = kernel == "memcpy" || kernel == "stream_copy";
+  const std::string name = kernel == "memcpy" ? "memcpy" : kernel == "stream_copy" ? "stream copy" : "xpose " + kernel;
+  return {name, method, threads, !copy,
           [plan](const void* in, void* out) { plan.execute(in, out); }};
-}
-
-// A copy with SSE2 streaming stores (16-byte aligned destination chunks): what the memory does
-// when nothing is read for ownership. glibc's memcpy streams only above its own threshold.
-void stream_copy(unsigned char* dst, const unsigned char* src, int64_t bytes) {
-  int64_t k = 0;
-  for (; k < bytes && reinterpret_cast<uintptr_t>(dst + k) % 16 != 0; ++k) dst[k] = src[k];
-  for (; k + 64 <= bytes; k += 64)
-    for (int v = 0; v < 4; ++v)
-      _mm_stream_si128(reinterpret_cast<__m128i*>(dst + k + 16 * v),
-                       _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + k + 16 * v)));
-  _mm_sfence();
-  std::memcpy(dst + k, src + k, static_cast<std::size_t>(bytes - k));
-}
-
-Contender stream_copy_contender(const BenchCase& c, int threads) {
-  const int64_t bytes = c.bytes();
-  return {"stream copy", "SSE2 non-temporal copy, 64-byte aligned chunks", threads, false,
-          [bytes, threads](const void* in, void* out) {
-            run_parts(threads, [&](int t, int n) {
-              const int64_t begin = bytes * t / n / 64 * 64;
-              const int64_t end = t + 1 == n ? bytes : bytes * (t + 1) / n / 64 * 64;
-              stream_copy(static_cast<unsigned char*>(out) + begin,
-                          static_cast<const unsigned char*>(in) + begin, end - begin);
-            });
-          }};
 }
 
 // cblas_?omatcopy(RowMajor, Trans) of input rows [begin, end) into output columns [begin, end).
@@ -154,11 +128,12 @@ bool parse_bench_case(const std::string& text, BenchCase* c) {
 std::vector<Contender> make_contenders(const BenchCase& c, int threads, bool with_reference) {
   std::vector<Contender> list;
   list.push_back(xpose_kernel(c, "memcpy", threads, "std::memcpy, one chunk per thread"));
-  list.push_back(stream_copy_contender(c, threads));
+  list.push_back(xpose_kernel(c, "stream_copy", threads,
+                              "SSE2 non-temporal copy, one chunk per thread (the ceiling)"));
   if (with_reference)
     list.push_back(xpose_kernel(c, "reference", 1, "plain loops (the definition), one thread"));
-  list.push_back(xpose_kernel(c, "blocked", 1, "AVX-512 tiles, one thread"));
-  list.push_back(xpose_kernel(c, "threaded", threads, "AVX-512 tiles, strips over threads"));
+  list.push_back(xpose_kernel(c, "blocked", 1, "vector tiles (XPOSE_CPU_ISA or the best set), one thread"));
+  list.push_back(xpose_kernel(c, "threaded", threads, "vector tiles, strips over threads"));
   switch (c.type) {
     case xpose::DType::f32:
       add_openblas<float>(c, threads, "cblas_somatcopy", &list);

@@ -33,7 +33,7 @@ void set_statistics(Measurement* m);
 double median_of(const std::vector<Measurement>& all, const BenchCase& c, const std::string& name);
 
 // The table: one line per case and contender with time, GB/s (2 x bytes / s, decimal), % of the
-// memcpy of the same case, and the check.
+// memcpy and of the stream copy of the same case, and the check.
 std::string format_table(const RunInfo& info, const std::vector<Measurement>& all);
 
 nlohmann::json to_json(const RunInfo& info, const std::vector<Measurement>& all);
