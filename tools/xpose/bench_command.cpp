@@ -19,6 +19,7 @@
 #include "output_file.hpp"
 #include "paths.hpp"
 #include "plot.hpp"
+#include "random_cases.hpp"
 #include "report.hpp"
 
 namespace xpose::cli {
@@ -36,6 +37,9 @@ constexpr double kCpuBudgetSeconds = 1.0;
 // the slow reference only a few runs.
 constexpr int kDefaultGpuRounds = 4;
 constexpr int kDefaultCpuRounds = 1;
+// Drawn cases on the CPU are capped at this many bytes unless --max-bytes says otherwise: the
+// classes keep their shapes' character at a size a host bench runs in minutes.
+constexpr int64_t kDefaultCpuMaxBytes = 256 * 1000 * 1000;
 
 // Without a suite or sizes on the CPU: the seeds' largest squares, float and double.
 std::vector<BenchCase> default_cpu_cases() {
@@ -170,6 +174,42 @@ bool apply_suite_dtypes(const BenchArguments& arguments, std::vector<BenchCase>*
   }
   *cases = std::move(expanded);
   return true;
+}
+
+// --random: the drawn cases (random_cases.hpp).
+bool draw_command_line_cases(const BenchArguments& arguments, Device device, uint64_t seed,
+                             std::vector<BenchCase>* cases, std::string* error) {
+  int64_t count = 0;
+  if (!parse_count(arguments.random, "--random", false, &count, error)) return false;
+  if (count > INT32_MAX) {
+    *error = "--random: '" + arguments.random + "' cases are too many";
+    return false;
+  }
+  RandomDraw draw;
+  draw.count = static_cast<int>(count);
+  draw.seed = seed;
+  draw.classes = arguments.classes;
+  draw.max_bytes = device == Device::cpu ? kDefaultCpuMaxBytes : 0;
+  if (!arguments.max_bytes.empty() && !parse_count(arguments.max_bytes, "--max-bytes", false, &draw.max_bytes, error))
+    return false;
+  if (!arguments.dtypes.empty()) {
+    *error = "--dtype: --random draws the element types with the shapes";
+    return false;
+  }
+  return draw_random_cases(draw, cases, error);
+}
+
+// A drawn run times the production choice against its baseline, and cuBLAS where it applies (a
+// peer), unless --kernels asks for more: the seeds' variants would multiply the run's time.
+BenchArguments with_random_defaults(const BenchArguments& arguments, const BenchOptions& options) {
+  BenchArguments defaults = arguments;
+  defaults.kernels = {kBaselineKernel, "auto"};
+  const std::vector<std::string> matrix_known = kernel_names(options.device);
+  const bool has_matrix = std::any_of(options.cases.begin(), options.cases.end(),
+                                      [](const BenchCase& c) { return c.kind == BenchCase::Kind::matrix; });
+  if (has_matrix && std::find(matrix_known.begin(), matrix_known.end(), "cublas_geam") != matrix_known.end())
+    defaults.kernels.emplace_back("cublas_geam");
+  return defaults;
 }
 
 bool choose_device(const BenchArguments& arguments, Device* device, std::string* error) {
@@ -367,6 +407,16 @@ CLI::App* add_bench_command(CLI::App& app, BenchArguments* a) {
   bench->add_option("--suite", a->suite,
                     "Suite file, or a name in bench/suites/ (seeds, shapes2d, tall2d, ttc57)")
       ->type_name("FILE")->excludes(rows)->excludes(dims);
+  CLI::Option* random = bench->add_option("--random", a->random,
+                                          "Draw N cases from the shape classes (docs/shape-space.md); --seed "
+                                          "makes the draw repeatable")
+                            ->type_name("N")->excludes(rows)->excludes(dims)->excludes("--suite");
+  bench->add_option("--class", a->classes, "With --random: the classes to draw from (default: all)")
+      ->type_name("CLASS[,CLASS...]")->needs(random);
+  bench->add_option("--max-bytes", a->max_bytes,
+                    "With --random: scale drawn cases down to at most this many bytes (default: none on "
+                    "the GPU, 256000000 on the CPU)")
+      ->type_name("BYTES")->needs(random);
   bench->add_option("--device", a->device, "cpu or cuda (default: cuda when a GPU is visible)")
       ->type_name("DEVICE");
   bench->add_option("--kernels", a->kernels, "Variants to run (default: all of the device)")
@@ -418,8 +468,12 @@ CLI::App* add_bench_command(CLI::App& app, BenchArguments* a) {
 bool resolve_bench_options(const BenchArguments& a, const CLI::App& bench, BenchOptions* options,
                            std::string* error) {
   if (!choose_device(a, &options->device, error)) return false;
+  // The seed draws the random cases as well as the input data.
+  options->seed = bench.count("--seed") > 0 ? a.seed : (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
 
-  if (!a.suite.empty()) {
+  if (!a.random.empty()) {
+    if (!draw_command_line_cases(a, options->device, options->seed, &options->cases, error)) return false;
+  } else if (!a.suite.empty()) {
     if (!locate_suite(a.suite, &options->suite_path, error)) return false;
     if (!load_suite(options->suite_path, &options->cases, error)) return false;
     if (!apply_suite_dtypes(a, &options->cases, error)) return false;
@@ -458,7 +512,8 @@ bool resolve_bench_options(const BenchArguments& a, const CLI::App& bench, Bench
     }
   }
 
-  if (!choose_kernels(a, options, error)) return false;
+  if (!choose_kernels(a.random.empty() || !a.kernels.empty() ? a : with_random_defaults(a, *options), options, error))
+    return false;
 
   const bool exact_counts = bench.count("--reps") > 0 || bench.count("--warmup") > 0;
   options->reps = a.reps;
@@ -468,7 +523,6 @@ bool resolve_bench_options(const BenchArguments& a, const CLI::App& bench, Bench
   const int default_rounds = options->device == Device::cuda ? kDefaultGpuRounds : kDefaultCpuRounds;
   options->rounds = std::min(bench.count("--rounds") > 0 ? a.rounds : default_rounds, options->reps);
   options->threads = a.threads;
-  options->seed = bench.count("--seed") > 0 ? a.seed : (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
   options->format = a.format == "csv" ? ReportFormat::csv
                     : a.format == "json" ? ReportFormat::json : ReportFormat::table;
   options->output_path = a.output;
@@ -535,11 +589,14 @@ int run_bench_command(const BenchOptions& options) {
   for (auto& writer : writers) writer->begin(info);
   Progress progress(count_steps(options), options.progress);
   RunSummary summary;
+  std::vector<CaseResult> drawn_results;  // --random: for the per-class summary
   run_bench(*device, options, progress, [&](const CaseResult& result) {
     add_to_summary(result, &summary);
     for (auto& writer : writers) writer->add_case(result);
+    if (!result.bench_case.shape_class.empty()) drawn_results.push_back(result);
   });
   for (auto& writer : writers) writer->end(summary);
+  if (!drawn_results.empty()) std::fputs(class_summary_table(drawn_results).c_str(), stdout);
   if (options.output_path.empty() && options.format != ReportFormat::table)
     std::fprintf(stderr, "%s\n%s\n", summary_line(summary).c_str(), verification_line(summary).c_str());
 

@@ -353,6 +353,10 @@ CaseResult run_matrix_case(BenchDevice& device, const BenchOptions& options,
   create_plans(
       options.kernels, options.baseline_added,
       [&](Plan& plan, const PlanOptions& plan_options) {
+        // A strided view's baseline copies as many bytes as the view has, packed: both buffers
+        // hold at least that many.
+        if (plan_options.kernel == kBaselineKernel && !problem.packed())
+          return Plan::create(plan, Matrix{1, problem.elements()}, bench_case.matrix.dtype, target, plan_options);
         return Plan::create(plan, bench_case.matrix.matrix(), bench_case.matrix.dtype, target, plan_options);
       },
       [&](const std::string& kernel) { return kernel_transposes(target, kernel); }, options.threads, &plans,
@@ -394,6 +398,9 @@ CaseResult run_permute_case(BenchDevice& device, const BenchOptions& options,
   create_plans(
       options.permute_kernels, options.permute_baseline_added,
       [&](Plan& plan, const PlanOptions& plan_options) {
+        if (plan_options.kernel == kBaselineKernel && !problem.dense())  // as for a strided 2D view
+          return Plan::create_permute(plan, Permutation{{problem.elements}, {0}, {}, {}}, permute_case.dtype, target,
+                                      plan_options);
         return Plan::create_permute(plan, permute_case.permutation(), permute_case.dtype, target, plan_options);
       },
       [&](const std::string& kernel) { return permute_kernel_permutes(target, kernel); }, options.threads,

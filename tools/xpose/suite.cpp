@@ -152,6 +152,14 @@ std::string BenchCase::label() const {
     text << " | perm";
     for (int axis : permute.perm) text << ' ' << axis;
     text << ' ' << to_string(permute.dtype);
+    if (!permute.in_strides.empty()) {
+      text << " | in_strides";
+      for (int64_t stride : permute.in_strides) text << ' ' << stride;
+    }
+    if (!permute.out_strides.empty()) {
+      text << " | out_strides";
+      for (int64_t stride : permute.out_strides) text << ' ' << stride;
+    }
     return text.str();
   }
   text << matrix.rows << 'x' << matrix.cols << ' ' << to_string(matrix.dtype);
