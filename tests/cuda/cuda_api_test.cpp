@@ -94,6 +94,22 @@ TEST_F(TransposeCuda, AutoTakesDeinterleaveOnlyForFewColumns) {
   EXPECT_EQ(chosen(4096, 64, DType::f64), "tile");
 }
 
+// Packed batches of matrices of at most 8 KiB take whole matrices per block; larger matrices, one
+// matrix, and padded batches do not.
+TEST_F(TransposeCuda, AutoTakesSmallBatchForPackedBatchesOfSmallMatrices) {
+  const auto chosen = [](const Matrix& matrix, DType type) {
+    xpose::Plan plan;
+    EXPECT_EQ(xpose::Plan::create(plan, matrix, type, Device::cuda), Status::ok) << xpose::last_error_message();
+    return std::string(plan.kernel_name());
+  };
+  EXPECT_EQ(chosen({21, 3, 0, 0, 1000}, DType::u8), "small_batch");
+  EXPECT_EQ(chosen({64, 32, 0, 0, 1000}, DType::f32), "small_batch");   // 8 KiB
+  EXPECT_NE(chosen({64, 33, 0, 0, 1000}, DType::f32), "small_batch");   // over 8 KiB
+  EXPECT_NE(chosen({21, 3}, DType::u8), "small_batch");                 // one matrix
+  EXPECT_NE(chosen({21, 3, 5, 0, 1000}, DType::u8), "small_batch");     // padded input rows
+  EXPECT_EQ(chosen({1, 7, 0, 0, 1000}, DType::f16), "contiguous_copy");
+}
+
 TEST_F(TransposeCuda, HostPointersAreRejected) {
   xpose::Plan plan;
   ASSERT_EQ(xpose::Plan::create(plan, {8, 8}, DType::f32, Device::cuda), Status::ok)

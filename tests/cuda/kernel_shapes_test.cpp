@@ -167,6 +167,15 @@ TEST_P(TransposeCudaKernel, BatchesMatchReference) {
               {2, 3, 0, 0, 1000}});
 }
 
+// Packed batches of small matrices (the small_batch kernel: whole matrices per block, up to 8 KiB
+// each, chunks of several matrices that start on or off 16-byte vectors, a partial last chunk),
+// and of one-row and one-column matrices (one contiguous copy).
+TEST_P(TransposeCudaKernel, BatchesOfSmallMatricesMatchReference) {
+  expect_all({{2, 3, 0, 0, 1001}, {3, 2, 0, 0, 777}, {21, 3, 0, 0, 5001}, {3, 21, 0, 0, 4999}, {16, 16, 0, 0, 999},
+              {17, 31, 0, 0, 333}, {64, 64, 0, 0, 7}, {127, 16, 0, 0, 9}, {5, 128, 0, 0, 65}, {1, 7, 0, 0, 1001},
+              {9, 1, 0, 0, 777}, {2, 2, 0, 0, 2}});
+}
+
 // grid.y and grid.z stop at 65535: kernels must loop or fold to cover any shape and batch.
 TEST_P(TransposeCudaKernel, LargeGridDimensionsAreCovered) {
   const DType type = GetParam().type;

@@ -143,9 +143,10 @@ struct PermuteCase {
   xpose_test::PermuteBuffer output = xpose_test::make_permute_output(problem);
 };
 
-// The first shape of a few (square-ish, few rows, few columns, one row) that `kernel` plans.
+// The first shape of a few (square-ish, few rows, few columns, one row, a batch of small ones)
+// that `kernel` plans.
 bool plan_some_shape(const std::string& kernel, Matrix* matrix, xpose::Plan* plan) {
-  for (const Matrix& candidate : std::vector<Matrix>{{300, 200}, {4, 1000}, {1000, 4}, {1, 1000}}) {
+  for (const Matrix& candidate : std::vector<Matrix>{{300, 200}, {4, 1000}, {1000, 4}, {1, 1000}, {30, 20, 0, 0, 64}}) {
     if (xpose::Plan::create(*plan, candidate, DType::f32, Device::cuda, {kernel, 0}) == Status::ok) {
       *matrix = candidate;
       return true;

@@ -1,0 +1,20 @@
+// Production kernel for batches of small matrices (each at most half the staging buffer), packed
+// on both sides: every matrix is one contiguous run of rows x cols elements in the input and in
+// the output, and so is every group of consecutive matrices. A block takes whole matrices, as
+// many as fill its staging buffer: one contiguous input run, loaded with 16-byte vectors, and one
+// contiguous output run, stored with 16-byte vectors. The tile and skinny kernels take one
+// matrix per block (or less) and move a few dozen bytes per block on such batches.
+#pragma once
+
+#include "core/problem.hpp"
+#include "cuda/gpu_runtime.hpp"
+
+namespace xpose::cuda {
+
+// Whether the problem is a packed batch of at least two matrices of at most half the staging
+// buffer each.
+bool small_batch_fits(const detail::Transpose2D& problem);
+
+Status launch_small_batch(const void* in, void* out, const detail::Transpose2D& problem, gpu::Stream stream);
+
+}  // namespace xpose::cuda
