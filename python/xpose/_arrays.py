@@ -136,6 +136,9 @@ class _CuPy:
     def _apply(self, x, prepare, args, out):
         stream = self.cupy.cuda.get_current_stream().ptr
         exchange = stream if stream else 1  # DLPack spells the legacy default stream 1
+        _refuse_negative_strides(x, "x")
+        if out is not None and isinstance(out, self.cupy.ndarray):
+            _refuse_negative_strides(out, "out")
         pending = prepare(_export(x, exchange, "x"), *args)
         if out is None:
             out = self.cupy.empty(pending.shape, dtype=x.dtype)
@@ -143,6 +146,18 @@ class _CuPy:
         else:
             pending.run(_export(out, exchange, "out"), stream)
         return out
+
+
+def _refuse_negative_strides(array, what):
+    """CuPy exports a negative stride as a huge positive one (an unsigned division), so reversed
+    views are refused here, with the core's message, before the export."""
+    if 0 in array.shape:
+        return
+    for axis, (size, stride) in enumerate(zip(array.shape, array.strides)):
+        if size != 1 and stride < 0:
+            raise ValueError(
+                f"{what} has a negative stride on axis {axis} ({stride // array.itemsize} elements): xpose reads "
+                "and writes views of non-negative strides; make a contiguous copy of a reversed view first")
 
 
 class _WrittenOnImport:

@@ -12,7 +12,10 @@ import xpose
 pytestmark = pytest.mark.skipif(not (xpose.cuda_compiled() and xpose.cuda_device_count() > 0),
                                 reason="no CUDA backend in this build or no GPU visible")
 
-SPIN_CYCLES = 200_000_000  # about 0.1 s of a GPU's clock: work still queued when the call returns
+SPIN_CYCLES = 1_000_000_000  # about 0.5 s of a GPU's clock: work still queued when the call returns
+# The stream tests run every step once before the spin: the first launch of a kernel loads its
+# module, which waits for the whole device (CUDA's lazy loading), so a first `x * 2` would itself
+# wait out the spin. Each test checks that the stream is still busy just before the call.
 
 
 def _import(name):
@@ -100,8 +103,12 @@ def test_torch_runs_on_the_current_stream_without_synchronising(torch):
     x = torch_random(torch, (256, 512), "float32")
     side = torch.cuda.Stream()
     with torch.cuda.stream(side):
+        torch.cuda._sleep(1)
+        xpose.transpose(x * 2)
+        side.synchronize()
         torch.cuda._sleep(SPIN_CYCLES)
         source = x * 2  # ready only after the spin, on `side`
+        assert not side.query()
         y = xpose.transpose(source)
         # The call returned while the side stream is still spinning: no device or host sync.
         assert not side.query()
@@ -207,8 +214,12 @@ def test_cupy_runs_on_the_current_stream_without_synchronising(cupy, non_blockin
     x = cupy_random(cupy, (256, 512), "float32")
     stream = cupy.cuda.Stream(non_blocking=non_blocking)
     with stream:
+        spin((1,), (1,), (np.int64(1),))
+        xpose.transpose(x * 2)
+        stream.synchronize()
         spin((1,), (1,), (np.int64(SPIN_CYCLES),))
         source = x * 2  # ready only after the spin, on `stream`
+        assert not stream.done
         y = xpose.transpose(source)
         assert not stream.done
     stream.synchronize()
@@ -219,8 +230,12 @@ def test_cupy_errors(cupy):
     x = cupy_random(cupy, (8, 9), "float32")
     with pytest.raises(ValueError, match="out has dtype int32 but x has float32"):
         xpose.transpose(x, out=cupy.empty((9, 8), cupy.int32))
-    with pytest.raises(ValueError, match="negative stride"):
+    with pytest.raises(ValueError, match="x has a negative stride on axis 0 \\(-9 elements\\)"):
         xpose.transpose(x[::-1])
+    out = cupy.full((9, 16), 7.0, cupy.float32)
+    with pytest.raises(ValueError, match="out has a negative stride on axis 1 \\(-2 elements\\)"):
+        xpose.transpose(x, out=out[:, ::-2])
+    assert bool((out == 7.0).all())
 
 
 # --------------------------------------------------------------------------------------------
