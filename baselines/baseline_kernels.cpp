@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The baselines as registry entries, in the order `xpose bench` runs them: the roofline and the
 // copy kernels first, then the seeds' transposes in increasing refinement, then cuBLAS.
 #include "baselines/baselines.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The benchmark baselines: the seeds' kernels (naive, tiled, padded, diagonal), the copy kernels,
 // cudaMemcpy and cuBLAS geam. They are not part of the library; `xpose bench` and the tests
 // register them into the CUDA kernel registry, after which plans reach them by name like any

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "baselines/cublas_geam.hpp"
 
 #include <cublas_v2.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The vendor baseline: cuBLAS geam with op(A) = A^T, alpha 1, beta 0.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Builds without a CUDA backend have no GPU baselines to register.
 #include "baselines/baselines.hpp"
 

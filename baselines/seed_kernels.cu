@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The seeds' kernels, in increasing order of refinement. Each one generalises the seed to any
 // shape (boundary checks), leading dimensions, batches (grid z) and grids beyond the launch
 // limits (every kernel loops over the tiles its grid does not cover).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The seeds' study as named kernels: copy baselines, naive transposes and the shared-memory tiles,
 // each handling any shape, element size, leading dimension and batch.
 #pragma once

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Installs the library, its headers, the CMake package (find_package(xpose CONFIG), with the dist
 # component when xpose::dist is built) and a pkg-config file. docs/install.md is the user's view.
 include(CMakePackageConfigHelpers)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Finds NCCL's header and library (the CUDA toolkit may ship them; Debian has libnccl-dev) and
 # defines the imported target xpose::nccl. Used by the build and by the installed package's dist
 # component. Sets XPOSE_NCCL_FOUND. Needs CUDAToolkit found first; XPOSE_NCCL_GLOBAL set to GLOBAL

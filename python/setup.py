@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Builds the xpose Python package with CMake: the library (static, linked into the module) and
 the _xpose module, from the repository this file lives in.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # On a GPU machine: build, run the whole test suite (GPU tests included), then the benchmarks and
 # the profiler, logging everything under ${OUT:-gpu-out}. Stages: build tests sanitize bench profile
 # pack (default: build tests bench). Example: OUT=/tmp/o scripts/gpu_check.sh build tests bench pack

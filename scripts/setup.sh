@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the Debian/Ubuntu packages xpose builds with, when they are missing and we are root,
 # then configures and builds into ${XPOSE_BUILD_DIR:-build}. Extra arguments go to CMake.
 set -euo pipefail

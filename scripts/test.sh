@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Sets up, builds, and runs every test. GPU tests report skipped where no GPU is visible.
 # Extra arguments go to CMake (for example -DXPOSE_SANITIZE=ON).
 set -euo pipefail

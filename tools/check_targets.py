@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Checks a GPU run of the 2D suite against the production targets (issue 4, docs/kernels.md):
 
     build/tools/xpose/xpose bench --suite shapes2d --format json --output run.json

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Times the peers of xpose on the cases of an `xpose bench --format json` report, and prints one
 table: each case, xpose (`auto`, from the report) and each peer as % of a device-to-device copy.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Draws an `xpose bench --format json` result: effective bandwidth (GB/s) per variant, grouped by
 case, with the memcpy baseline of each case as a dashed line across its group.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Runs Nsight Compute over chosen xpose GPU kernels and prints, per kernel, what the seeds ask:
 DRAM bytes read and written, global load/store sectors per request, and shared-memory bank
 conflicts. The kernels run through `xpose bench` (one kernel per ncu run, one launch profiled

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The programs a case is timed with: xpose's CPU kernels through the public API, memcpy and a
 // streaming copy (the ceilings), OpenBLAS omatcopy and Eigen's transpose, each as one call and
 // split over row blocks on several threads.

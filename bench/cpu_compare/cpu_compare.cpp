@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // xpose_cpu_compare: xpose's CPU transpose side by side with memcpy of the same bytes, a
 // streaming copy, OpenBLAS omatcopy and Eigen, on the same buffers in one process.
 //

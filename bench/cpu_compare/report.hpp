@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What xpose_cpu_compare measured, as a table for people and JSON for bench/results/.
 #pragma once
 

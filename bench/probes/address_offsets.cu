@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Does where the buffers lie move a transpose's ratio to memcpy? For each case, buffers are
 // allocated behind a spacer of k x 2 MiB (cudaMalloc's large-allocation granularity), and `auto`
 // and the `memcpy` baseline are timed side by side (alternating rounds, medians of event times),

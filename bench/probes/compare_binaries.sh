@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Times builds of xpose side by side: each binary runs `xpose bench --suite SUITE --kernels
 # memcpy,KERNEL` in its own process, the binaries alternating, ROUNDS times. Writes each run's JSON
 # under OUT (default /tmp/compare) and prints one line per case and binary: the kernel's median of

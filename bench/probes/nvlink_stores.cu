@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Probe: how fast can SM stores cross NVLink, as against NCCL's exchange? Two GPUs with CUDA peer
 // access; each pushes (or pulls) 4 GiB to (from) the other at the same time, as the distributed
 // transpose of 65536^2 float32 over 2 GPUs does. Prints the median of 5 timed runs of each way.

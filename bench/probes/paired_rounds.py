@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Two kernels measured in the same processes, round by round: for each `xpose bench --format json`
 report (one case, run with --rounds R), memcpy's median, each kernel's median and ratio to memcpy,
 their difference, their means, and in how many rounds the first kernel's median was the lower.

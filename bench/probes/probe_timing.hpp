@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the probes in bench/probes share: a CUDA call check that exits, and the bench's timing
 // protocol in its simplest form (3 warm-up launches, then an event pair around each timed launch,
 // the median reported).

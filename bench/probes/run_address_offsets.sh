@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds and runs bench/probes/address_offsets.cu against an xpose build (scripts/setup.sh first).
 # Arguments: how many spacers (default 12), then cases as rows cols dtype (default: 8191 x 8193 u8 and f32,
 # 8192^2 f64); the last row of each case allocates the output first.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds and runs bench/probes/nvlink_stores.cu against an xpose build (scripts/setup.sh first).
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds and runs bench/probes/walk_bands.cu against an xpose build (scripts/setup.sh first).
 # Arguments: bands, shapes or locality (default bands), then rounds (default 3).
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """One line per case and label from `xpose bench --format json` reports: the named kernel's median
 in each report, in us, with its ratio to memcpy's median in the same report, and whether every run
 was verified.

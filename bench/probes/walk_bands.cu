@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Does the shape of the region of tiles in flight decide a square transpose's speed? The tile
 // kernels walk tiles rows-first (the in-flight tiles cover all row tiles of one or two column
 // tiles: the writes run along whole output rows, the reads take 512 bytes of thousands of input

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // xpose::dist across processes: one MPI rank per GPU, NCCL bootstrapped through MPI.
 //
 //   mpirun -np 2 build/examples/dist_mpi/xpose_dist_mpi [rows cols [even|uneven] [reps]]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // xpose::dist: the transpose of a matrix distributed over GPUs by blocks of rows, over NCCL.
 //
 // A `rows x cols` row-major matrix A lives on the ranks of an NCCL communicator: rank r holds the

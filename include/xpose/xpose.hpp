@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // xpose: matrix transposes and tensor permutations on NVIDIA GPUs and CPUs, at the speed of memory.
 //
 // Plain C++17; no CUDA header is needed to use it. Device pointers and streams are passed as void*.

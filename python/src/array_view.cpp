@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "array_view.hpp"
 
 #include <pybind11/pybind11.h>

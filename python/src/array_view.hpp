@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the module reads from an array: its data pointer, shape, strides (in elements), element
 // type and device, from a DLPack capsule or, for CPU arrays that cannot export one (read-only
 // NumPy arrays before DLPack 1.0), from the buffer protocol.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The DLPack ABI (https://dmlc.github.io/dlpack/latest/c_api.html), versions 0.x and 1.x: the
 // structs that a producer's capsule points to. Only their layout matters here, so they are
 // declared rather than taken from a dlpack.h that may be missing or older than 1.0 (Debian ships 0.6).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // xpose._xpose: the compiled half of the Python package. It reads arrays (DLPack capsules or
 // buffers), validates a call, finds its plan in a bounded cache and executes it on the caller's
 // stream. Allocating results, choosing streams and devices is the Python half's job

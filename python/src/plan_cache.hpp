@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A bounded, least-recently-used cache of permute plans for the one-shot calls, keyed by
 // everything a plan depends on: element type, device, shape, permutation and both views' strides.
 // Callers hold the GIL, which serialises every use.

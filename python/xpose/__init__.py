@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """xpose: tensor permutations and matrix transposes at the speed of memory, on CUDA GPUs and CPUs.
 
     import numpy as np, xpose

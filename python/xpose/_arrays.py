@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """How xpose meets each array library.
 
 For every call an adapter exports the input through DLPack on the stream the work will run on,

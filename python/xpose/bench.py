@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """python -m xpose.bench: xpose against the permutations of PyTorch, CuPy, NumPy and JAX.
 
 Every case is timed in one process on the same input: xpose.permute(x, p); PyTorch's

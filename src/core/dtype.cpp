@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DType and Device names: the short names used by the suites and the CLI.
 #include <array>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Errors are values: a failing call records its message for the calling thread and returns the
 // Status. Nothing here prints or exits.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernels a plan can choose, per device. Each backend lists its kernels; "auto" is not a
 // kernel but a rule (choose_kernel) that names one of them.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA side of the registry for builds without the CUDA backend (XPOSE_WITH_CUDA=OFF, or no
 // nvcc at configure time): no kernels, and an error that says the backend was not built.
 #include "core/error.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Division by a divisor fixed at plan time, as a multiply-high, an add and a shift: the index
 // arithmetic of the N-D kernels (decoding a flat index into coordinates) without the tens of
 // instructions of a 64-bit hardware division. Plain C++ that nvcc also compiles for the device.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The normalised form of a permutation, which kernels are chosen for and run on.
 //
 // A permutation is a set of axes, each with a size and a stride on both sides: the element at

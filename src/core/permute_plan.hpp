@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A permute plan: the validated problem, and the kernel chosen and prepared for its normalised
 // layout. Plan (core/plan.cpp) holds one of these for a plan made by Plan::create_permute.
 #pragma once

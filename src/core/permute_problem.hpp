@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The N-D problem as the user described it, validated: dims, perm and both strides filled in
 // (packed defaults), the element size, and the extents the pointer checks need. All counts are in
 // elements. Kernels receive the normalised form (permute_layout.hpp); the reference uses this one,

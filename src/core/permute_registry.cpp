@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/permute_registry.hpp"
 
 #include "core/error.hpp"

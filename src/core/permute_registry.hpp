@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The permute kernels a plan can choose, per device. A kernel prepares its launch data once per
 // plan (for the normalised layout it is given) and runs many times with it.
 #pragma once

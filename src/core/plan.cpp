@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Plan: validate once, choose a kernel once, execute many times.
 #include <cstdint>
 #include <utility>

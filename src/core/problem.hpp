@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The 2D problem every kernel receives: a validated Matrix with its packed defaults filled in and
 // the element size that selects the kernel instantiation. All counts are in elements.
 #pragma once

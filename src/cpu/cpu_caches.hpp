@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cache sizes the CPU kernels derive their blocking from, as the OS reports them.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The instruction sets the CPU kernels are built for, and the one this process runs. Each set has
 // its own translation units compiled for it; the rest of the library is baseline code for the
 // target architecture, so one binary runs on every x86-64 CPU and builds elsewhere (portable only).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPU kernels a plan can name, and the production choice among them.
 #include "core/kernel_registry.hpp"
 #include "cpu/reference.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Element-size dispatch: kernels are instantiated per element size, not per DType.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The fast CPU permutation of a normalised layout.
 //
 // Two axes form a 2D tile: X, the input's innermost axis, and Y, the output's innermost axis; the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reference permutation: plain loops over the problem exactly as the user gave it (no
 // normalisation), the definition every other permute kernel is tested against.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reference transpose: plain loops, the definition every other kernel is tested against.
 #pragma once
 

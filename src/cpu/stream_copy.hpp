@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Copies with non-temporal (streaming) stores: the real ceiling of a transpose whose output goes
 // straight to memory. memcpy pays a read for ownership of every output line wherever the C
 // library keeps it in cache (glibc: below a threshold derived from the cache size), so a copy

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPU kernels' threads: a process-wide pool started on first use, so that a plan's execute()
 // starts no thread and allocates nothing once the pool runs.
 #pragma once

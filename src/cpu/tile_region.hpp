@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A rectangle of one matrix of a transpose, in the form the CPU tile loops take: byte pointers to
 // the matrix bases and byte leading dimensions, so that no pointer needs to be aligned to its
 // element size.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How the vector tile loops (AVX2 and AVX-512 alike) write their output lines, and how two strips
 // of rows meet. Both tile sets use the same geometry: square tiles of 64 x 64 bytes, so every
 // input row piece and every output line of a tile is one whole 64-byte cache line.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The AVX-512 building blocks of the CPU tiles, shared by the two files that instantiate them:
 // transpose_tiles_avx512.cpp (ordinary stores, edges; built with the project's flags) and
 // transpose_tiles_stream_avx512.cpp (streaming stores; built at -O2, which measured faster for

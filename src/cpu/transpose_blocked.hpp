@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The fast CPU path: the matrix is cut into strips of rows (and panels of columns when there are
 // few strips) that threads share; each strip is transposed in 64 x 64-byte tiles in AVX-512 or
 // AVX2 registers, whichever set the process runs (cpu_isa_active()), with streaming stores for

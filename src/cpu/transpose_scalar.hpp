@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Portable transpose of a region with plain loads and stores: the edges the vector tiles leave
 // (fewer rows or columns than a tile), and the whole path on CPUs without AVX2.
 #pragma once

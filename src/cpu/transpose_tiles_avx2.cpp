@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The AVX2 tile set. This file alone is compiled with -mavx2 (src/CMakeLists.txt); everything in
 // it but the entry points is in an anonymous namespace, so no AVX2 code can be picked by the
 // linker for a caller in baseline code.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // AVX2 tile transposes: the same 64 x 64-byte tiles as the AVX-512 set (16 x 16 of 4 bytes, 8 x 8
 // of 8, 4 x 4 of 16, 32 x 32 of 2, 64 x 64 of 1), each 64-byte row piece and output line held as
 // two 256-bit halves, so that every tile reads whole input lines and writes whole output lines

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "cpu/transpose_tiles_avx512.hpp"
 
 #include "cpu/tile_transpose_avx512.hpp"

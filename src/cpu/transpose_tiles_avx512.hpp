@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // AVX-512 tile transposes: square tiles of 64 x 64 bytes (16 x 16 for 4-byte elements, 8 x 8 for
 // 8-byte, 64 x 64 for 1-byte, ...) are transposed in registers, so every tile reads whole 64-byte
 // input lines and produces whole 64-byte output lines, which can be written with streaming stores.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The streaming-store instantiations of the AVX-512 tile loops. Built at -O2 (src/CMakeLists.txt):
 // GCC's -O3 unrolls their row loops into one live pointer per row and ran them about 10% slower
 // at the memory roofline, while the ordinary-store loops, bound by shuffles in cache, run twice

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which GPUs a build's CUDA architectures run on, and what to say when the current GPU has no
 // code in the build. Pure functions, without CUDA, so the CPU tests cover them.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Device-side checks for plans and executes: a GPU is visible, pointers are GPU memory, the
 // stream is valid.
 #include <atomic>

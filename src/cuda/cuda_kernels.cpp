@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA kernels of the library a plan can name, and the production choice among them. The
 // benchmark baselines (seed kernels, copies, cuBLAS geam) live in baselines/, outside the library.
 #include "core/kernel_registry.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Device-side building blocks shared by the kernels: the element type of each size, the problem
 // as kernels see it, and grid helpers that cover any shape within the launch limits.
 #pragma once

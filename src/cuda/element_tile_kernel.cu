@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tile transpose's form for 8-byte elements: every global access is one element wide. A warp
 // still moves 256 contiguous bytes per instruction, coalesced at any alignment, and nothing needs
 // realigning.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tile transpose's form for 8-byte elements, aligned or not: one element per access through a
 // padded shared-memory tile (see the .cu for why).
 #pragma once

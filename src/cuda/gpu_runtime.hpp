@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one header through which xpose calls the GPU runtime. A HIP build maps these names to
 // hip* instead of cuda*; nothing else in the library names the runtime directly except kernels.
 #pragma once

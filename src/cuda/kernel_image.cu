@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A kernel that does nothing, compiled for the same architectures as every other kernel of the
 // library: whether the current GPU can load it tells whether the build has code for that GPU.
 #include "cuda/kernel_image.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Whether this build has code for the current GPU (cuda/architectures.hpp says what to do if not).
 #pragma once
 

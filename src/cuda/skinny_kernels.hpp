@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Production kernels for skinny and flat matrices, where one side of the transpose is a short
 // row: a square tile would leave most of its threads idle.
 //   interleave:   few input rows (2 x N, 33 x N) and a packed output: the output of a block of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Production kernel for batches of small matrices (each at most half the staging buffer), packed
 // on both sides: every matrix is one contiguous run of rows x cols elements in the input and in
 // the output, and so is every group of consecutive matrices. A block takes whole matrices, as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The production 2D transpose kernel.
 //
 // A block moves one tile (TileShape: kRows x kCols elements) per iteration:

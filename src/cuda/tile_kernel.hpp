@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The production 2D transpose: 16-byte vector accesses on both sides of a swizzled shared-memory
 // tile, small elements transposed in registers, any shape, stride and batch in one launch
 // (unaligned views of 8-byte elements: the element form, element_tile_kernel.hpp).

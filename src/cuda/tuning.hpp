@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tuning is data: the production tile shapes per element size. Each entry states its rule and why
 // in a line or two; docs/kernels.md explains the kernels, and docs/design/gpu-tuning-notes.md
 // holds the measurements behind the entries (section numbers below).

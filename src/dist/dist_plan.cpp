@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The distributed transpose, a pipeline of steps on internal streams with two send slots and two
 // receive slots (three for the copy engine): pack (local transpose into a send slot), exchange, and place (2D copy from a receive
 // slot into the output block), so that step s+1's packing and step s-1's placing run while step

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Layout checks and the even split: plain host code, testable without a GPU.
 #include <numeric>
 #include <string>

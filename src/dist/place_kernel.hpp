@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A 2D copy on the GPU's multiprocessors: `rows` rows of `width_bytes` from `src` (pitch
 // src_pitch) to `dst` (pitch dst_pitch), with 16-byte accesses where every address allows them.
 // The distributed transpose places received blocks with it: cudaMemcpy2DAsync runs on a copy

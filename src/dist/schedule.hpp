@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What one rank does in each pipeline step of a distributed transpose: which column ranges it
 // packs (transposes) for which peer and where in the send slot, and what it receives from which
 // peer and where that lands in its output block. Host-only arithmetic, the same on every rank

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where this GPU reaches the other ranks' parts of an NCCL symmetric memory window (registered
 // with ncclCommWindowRegister on a communicator whose ranks can all load and store each other's
 // memory). NCCL hands these addresses out only in device code (ncclGetPeerPointer), so a small

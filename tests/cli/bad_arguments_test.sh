@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `xpose bench` with malformed arguments: each must exit with status 2, print exactly one line on
 # stderr that starts with "xpose: error: " and names the bad value, print nothing on stdout, and
 # finish within 10 s (no hang, no crash). `--device cuda` is one of them where no GPU is visible (skipped where one is). One tiny

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `xpose bench` and the files it writes, and what it says on stderr during a run: --output appears
 # whole or not at all (an interrupted run leaves no file, or the earlier one, and no temporary
 # file); --plot reports a failing plot script in one line and a missing matplotlib before the run;

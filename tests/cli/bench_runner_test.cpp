@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bench loop's timing rounds (tools/xpose/bench_runner.cpp): each variant's timed runs split
 // into rounds that alternate between the variants, each round starting one variant later; the
 // launch gate given up, for the later rounds, by a variant whose launches stalled behind it; a

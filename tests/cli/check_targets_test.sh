@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tools/check_targets.py on the committed H100 reference run of the 2D suite (every target met),
 # on synthetic runs that break each target once, and on files it cannot check. No GPU needed.
 # Usage: check_targets_test.sh PATH/TO/SOURCE_DIR

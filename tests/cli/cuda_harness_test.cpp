@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bench's GPU timing harness (tools/xpose/cuda_harness.cpp): timed launches queued behind the
 // launch gate, and a variant whose launches stall behind it (execute() waiting for the stream the
 // gate holds back) timed again without it, while later variants keep the gate. Skips where no GPU

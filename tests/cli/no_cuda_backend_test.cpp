@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // In a build without the CUDA backend, asking for Device::cuda fails with a message that says the
 // library was built without it (not a guess at why, such as a missing nvcc). Skipped in builds
 // that have the backend.

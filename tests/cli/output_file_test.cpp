@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bench's report files (tools/xpose/output_file.cpp): checked before a run, written whole or
 // not at all, and removed when the run fails or is interrupted. Runs in a scratch folder; needs
 // no GPU.

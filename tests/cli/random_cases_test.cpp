@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The shape-space suite (tools/xpose/random_cases.hpp): draws are repeatable, every class draws
 // valid cases of its own character, and the per-class summary computes its percentiles.
 #include <gtest/gtest.h>

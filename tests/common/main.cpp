@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // main() of the test programs that reach the benchmark baselines by name (the seeds' kernels,
 // copies, cuBLAS geam): they register into the kernel registry first, as `xpose bench` does.
 #include <cstdio>

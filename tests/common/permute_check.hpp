@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test helpers for permutations (plain C++, header-only; the GPU tests use them too): guarded
 // buffers for a tensor view, inputs whose elements encode their index, poisoned outputs, and a
 // check of the whole output allocation against the reference permutation.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Random problems for the property tests, CPU and GPU: a generator with the same sequence on every
 // platform (std distributions differ between standard libraries), random 2D problems and random
 // permutations with strided views. A failure prints the seed and the case number; the same seed

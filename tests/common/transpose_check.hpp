@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test helpers shared by the CPU and GPU suites (plain C++, no CUDA): inputs whose values encode
 // their index, poisoned outputs with guard bytes, and a check against the reference transpose that
 // also proves every byte outside the output view (row padding, batch gaps, guards) is unchanged.

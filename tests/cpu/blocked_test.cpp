@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The fast CPU path (detail::transpose_blocked) against the reference: every element size, odd,
 // skinny, empty and size-1 shapes, padded leading dimensions, batches, unaligned pointers, one and
 // several threads, and outputs large enough for the streaming stores (aligned and shifted).

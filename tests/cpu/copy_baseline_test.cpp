@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPU copy baselines (kernel_transposes() == false, e.g. memcpy): they copy the packed input
 // bytes, and refuse views they cannot copy as one block.
 #include <gmock/gmock.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which GPUs a list of CUDA architectures runs on (the startup check's rule), and its message.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Device::cuda where no GPU can run it (no device visible, or a build without CUDA): a clear
 // error, never a crash, and nothing written.
 #include <gmock/gmock.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every instruction-set path of the CPU fast path (portable, AVX2, AVX-512: each one this CPU
 // runs, forced), with ordinary and with streaming stores forced, against the reference: every
 // element size on odd, skinny, size-1, empty, batched, strided and misaligned shapes, for the 2D

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernels registered from outside the library (how the benchmark baselines join the registry):
 // they are listed, planned and run by name, and a bad registration changes nothing. The kernel
 // registered here is a correct transpose (it runs the reference), so that tests which run every

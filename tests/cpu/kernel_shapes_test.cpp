@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every transposing CPU kernel ("auto" included) on every DType, over square, odd, skinny, empty,
 // padded, batched and unaligned shapes, against the reference with padding and guards checked.
 #include <gtest/gtest.h>

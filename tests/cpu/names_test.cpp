@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Names of statuses, element types and devices: printing, parsing, sizes.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One permute plan executed by several host threads at once (execute() is const; the CPU
 // kernels share one process-wide thread pool): every thread's output must be its own input
 // permuted, on the reference, blocked, threaded and 2D routes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every CPU permute kernel ("auto" included) against the reference: every permutation up to rank
 // 5 on small odd dims, random permutations up to rank 8, size-1 dims, strided views, every element
 // size, unaligned pointers, and shapes large enough for the 2D slices and for threads.

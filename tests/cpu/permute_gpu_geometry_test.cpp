@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GPU permute kernels' launch geometry and data path, run on the CPU: the tiled kernel's
 // phases (tables, vector and element loads, swizzled shared memory, register transposes, vector
 // and element stores) are host-device functions, so every thread of every tile is emulated here

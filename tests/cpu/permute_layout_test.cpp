@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Normalisation (size-1 dims dropped, adjacent dims fused, axes sorted), element widening, the 2D
 // view of a layout, the kernel choice, fast division, and the reference itself on known answers.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Plan creation for a rank-6 permutation (validation, normalisation, kernel choice and launch
 // parameters): the target is under 50 microseconds. Prints the median; the bound is
 // checked only in optimised builds without sanitizers.

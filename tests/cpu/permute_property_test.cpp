@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Property test for the CPU permute kernels: random permutations of rank 1..8 (small odd dims,
 // size-1 dims, a few empty tensors, any element size, packed and strided views nested in any
 // order, unaligned views) on "auto" and every permuting CPU kernel but the reference, each

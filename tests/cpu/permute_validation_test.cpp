@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Argument checks of Plan::create_permute and permute(): each error names the argument and its
 // value, and a failed call leaves the plan and the output untouched.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Plan API on the CPU: create/execute, kernel names, copies, defaults, errors, and one plan
 // shared by several threads.
 #include <gmock/gmock.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Property test: thousands of random problems (shape skewed towards 0, 1 and 2, any element size,
 // random row padding, batches with random gaps) on "auto" and every transposing CPU kernel but
 // the reference itself, each compared with the reference with padding and guards checked.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPU kernels' thread pool: every share runs exactly once, from several callers at once and
 // from inside a share.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The test helpers themselves: inputs differ element by element, and the output check catches
 // (and names) a wrong element, a write into row padding, a batch gap and a guard.
 #include "common/transpose_check.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Invalid arguments: each returns the right Status and a message that names the argument and its
 // value; a failed call writes nothing, and a later success clears the message.
 #include <gmock/gmock.h>

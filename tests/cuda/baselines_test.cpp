@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The benchmark baselines live outside the library (baselines/); the test main registers them, as
 // `xpose bench` does, after which plans reach them by name. Needs no GPU.
 #include <gtest/gtest.h>

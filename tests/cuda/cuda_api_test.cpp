@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The API on the GPU: the seeds' non-square bug, streams, pointer checks, every DType through
 // "auto", empty problems, and one plan shared by host threads on several streams.
 #include <gmock/gmock.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GPU side of the test helpers: device copies of guarded host buffers (guards included, so the
 // host check sees every byte a kernel could have touched) and one call that plans, runs and
 // checks a kernel on a shape.

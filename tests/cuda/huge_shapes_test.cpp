@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Transposes of more than 2^31 elements on the GPU (issue 6): 64-bit indexing in every production
 // path (skinny, aligned tile, unaligned tile). Elements encode their coordinates, so the check
 // walks the output once without a reference copy. Skipped when the GPU lacks the memory, and

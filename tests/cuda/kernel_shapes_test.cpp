@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every CUDA kernel in kernel_names(Device::cuda) ("auto" included; the list grows with the
 // backend) on every element size, over square, odd, skinny, strided, batched and grid-limit
 // shapes, against the CPU reference with padding and guards checked. A kernel that answers

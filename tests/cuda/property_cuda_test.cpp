@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Property tests for the GPU kernels: the random problems of the CPU property tests
 // (common/random_problems.hpp) on every transposing and every permuting CUDA kernel, "auto"
 // included, each compared with the CPU reference. Every case copies its whole host allocation,

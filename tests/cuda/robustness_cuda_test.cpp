@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Streams, devices and threads at the edges of the API: a stream or pointers of another GPU are
 // rejected without writing (2 GPUs), a plan runs on the second GPU when it is current, execute on
 // a capturing stream is captured into a CUDA graph, the special stream handles work, and one

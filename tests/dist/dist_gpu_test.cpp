@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The distributed transpose on every visible GPU (at least 2), one process driving all of them
 // (ncclCommInitAll), checked element by element against the definition on the host: rank q's
 // output row jj, column i must hold input element (i, out_offset[q] + jj). Row padding of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The distributed transpose's host-side arithmetic, without a GPU: layout validation, the even
 // split, and the pipeline schedule (every send meets a receive of the same size in the same step,
 // and the receives plus the self block cover each rank's output exactly once).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Every relative link in the Markdown documentation resolves: README.md, docs/**/*.md and the
 # READMEs under bench/ and examples/. A link to a file must name an existing file or folder of
 # the repository; a #fragment into a Markdown file must name one of its headings (GitHub's

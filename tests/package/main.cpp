@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Uses the installed xpose with its public header only (no CUDA headers): transposes a 2 x 3
 // matrix on the CPU, checks the result and the version macros, and that a bad call is reported
 // as a value. Exits 0 on success.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # CTest driver (cmake -P): installs the xpose build in XPOSE_BINARY_DIR into a scratch prefix, then
 # builds and runs outside projects against it:
 #   1. tests/package with find_package(xpose), CUDA hidden (no nvcc on PATH, the toolkit's paths

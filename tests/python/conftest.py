@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """pytest setup: xpose is imported from the build tree (CTest sets PYTHONPATH=<build>/python) or
 from an installed package."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """python -m xpose.bench on the CPU, on tiny cases: the table, the JSON, the checks, bad case files."""
 
 import json

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Every error: the exception kind and message, and `out` untouched by a failed call."""
 
 import numpy as np

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """xpose on CUDA arrays of PyTorch, CuPy and JAX: results, streams, zero copy, errors.
 
 Each library's tests skip where it is not installed, and all of them where this build has no

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """xpose on NumPy arrays (the CPU): results against np.transpose, bit for bit."""
 
 import threading

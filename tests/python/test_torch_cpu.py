@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """xpose on PyTorch CPU tensors: the PyTorch adapter without a GPU (skips where PyTorch is absent)."""
 
 import numpy as np

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Checks of the typed arguments that CLI11 does not make: no option takes an empty value, a comma
 // list has no empty item, and an unsigned integer has no sign (CLI11 wraps "-1" around to
 // 2^64 - 1). Each failure is one line that names the option and the value.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `xpose bench`: its command-line options, their checks, and the run.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The device side of the bench harness: memory, copies and timing for one device. The runner
 // (bench_runner.cpp) is written against this interface only; cpu_device.cpp and
 // cuda_harness.cpp implement it. Failures return false and say why in `error`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What `xpose bench` was asked to do, after parsing and validation (bench_command.cpp).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a bench run measured: per case, per variant. Filled by bench_runner.cpp, written by
 // report.cpp.
 #pragma once

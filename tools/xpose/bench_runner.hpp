@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The device-agnostic bench loop. For each case: create a plan per variant (Plan::create, or
 // Plan::create_permute for a permute case, with PlanOptions{kernel = name}); fill the input with
 // fresh random data; run each variant once into an output poisoned with 0xFF and check every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "build_info.hpp"
 
 #include "xpose_git_commit.hpp"  // generated into the build directory

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Facts fixed when the CLI was built: version, git commit, source directory.
 #pragma once
 

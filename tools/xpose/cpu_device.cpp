@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPU side of the harness: host memory and std::chrono::steady_clock timing.
 #include <chrono>
 #include <cstdlib>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GPU side of the harness: device memory, one stream, and CUDA-event timing. The only file of
 // the CLI that includes the CUDA runtime; compiled when the library has its CUDA backend.
 #include <cuda_runtime.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CLI's messages on stderr. Every one starts with the same prefix ("xpose: error: ",
 // "xpose: warning: ", "xpose: note: "), whichever command or layer prints it, so that scripts and
 // people can find them with one pattern. Each message is one line.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The distributed bench: one process drives GPUs 0..N-1 (ncclCommInitAll, one stream each) and,
 // per case, with the same buffers, times
 //   nccl_exchange             the bare NCCL exchange of the bytes the transpose moves (roofline),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `xpose bench --gpus N`: the distributed transpose (xpose::dist) over GPUs 0..N-1 of this
 // process, against the bare NCCL exchange of the same bytes and against gathering the matrix onto
 // GPU 0, transposing it there and scattering it back. docs/cli.md ("Several GPUs") describes it.

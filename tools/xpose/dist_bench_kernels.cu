@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fill and check kernels of the distributed bench: grid-stride loops over 64-bit counts, one
 // element per thread and iteration (they run once per verified run, never timed). A check
 // tallies per thread, then per block in shared memory, then one atomic per block that saw a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // On-device fill and check kernels of the distributed bench (dist_bench.cpp). Blocks of 16 GiB
 // and more are filled and verified where they live, without a copy to the host: values encode
 // their coordinates (dist_encoding.hpp). Element sizes 1, 2, 4, 8 and 16 bytes; every count and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The values of the distributed bench's input: element A(i, j) of a rows x cols matrix holds a
 // hash of its linear index i * cols + j and the run's seed, truncated to the element size. Every
 // element is thus different from its neighbours (a misplaced block cannot pass), never zero and

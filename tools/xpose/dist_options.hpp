@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `xpose bench --gpus N`: what a distributed run is asked to do, and how the command line and
 // the suite file (bench/suites/dist.txt) become that. Plain host code: compiled in every build,
 // so a build without NCCL still checks the arguments before it says it cannot run them.

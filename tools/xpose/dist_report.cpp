@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The distributed bench's reports. Table: a header naming every GPU, NCCL and the protocol, then
 // per case its layout and memory (printed before the buffers are allocated) and one row per
 // variant. CSV: one row per case and variant. JSON: the whole run, written at the end. Times are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writes a distributed bench run (`xpose bench --gpus N`) as a table, CSV or JSON, in the
 // conventions of the one-GPU reports (report.hpp); docs/cli.md describes every column and field.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a distributed bench run (`xpose bench --gpus N`) measured: per case, per variant. Filled
 // by dist_bench.cpp, written by dist_report.cpp.
 #pragma once

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Writes OUTPUT (a header defining XPOSE_GIT_COMMIT) from the repository at SOURCE_DIR: the short
 # hash of HEAD, with "-dirty" when tracked files differ from it; the environment variable
 # XPOSE_GIT_COMMIT when it is set (a copy of the tree on a GPU machine can carry an older .git, whose

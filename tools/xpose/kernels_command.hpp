@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `xpose kernels`: the kernels each device offers in this build, with what they do.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // xpose: the command-line tool. `xpose bench` times and verifies every transpose variant
 // (docs/cli.md); `xpose kernels` lists them. Exit status: 0 ok, 1 failed, 2 bad usage.
 #include <string>

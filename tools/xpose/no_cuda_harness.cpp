@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GPU side of the harness in a build without the CUDA backend.
 #include "bench_device.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The distributed bench in a build without xpose::dist (NCCL was not found): `--gpus` is checked,
 // then refused with one line (resolve_dist_options, exit status 2).
 #include "diagnostics.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The files the bench writes (--output, --plot, the plot's JSON): checked before anything runs,
 // and written whole or not at all.
 #pragma once

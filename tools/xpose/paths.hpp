@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Finding the files the CLI ships with (suites, the plot script) from wherever it runs: a build
 // tree inside the checkout (build/tools/xpose/xpose), an install (bin/xpose next to
 // share/xpose/), or, last, the source directory recorded at build time.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --plot: draws a bench JSON file with tools/plot_bench.py (Python and matplotlib).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The progress line on stderr ("[3/8] 8192x8192 f64 tiled_padded"). On a terminal it is one line
 // rewritten in place, from the start; elsewhere (a log) plain lines, once the run has lasted a
 // few seconds, so short runs stay silent. stdout is never touched.

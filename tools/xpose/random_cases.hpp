@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The shape-space suite: bench cases drawn at random from named classes of shapes
 // (`xpose bench --random N --seed S [--class C,...]`), and the per-class summary of a run.
 //

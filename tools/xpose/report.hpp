@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writes a bench run as a table (for people), CSV (one row per case and variant) or JSON (the
 // whole run, what bench/results/ keeps). Table and CSV stream a case as soon as it is done;
 // JSON is written at the end. docs/cli.md describes every column and field.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CSV: a header row, then one row per case and variant (permute cases leave the 2D columns empty).
 // Empty fields mean "not measured".
 #include <cstdio>

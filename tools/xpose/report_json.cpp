@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JSON: the whole run in one document (schema in docs/cli.md), written when the run ends.
 // Figures that were not measured are null.
 #include <nlohmann/json.hpp>

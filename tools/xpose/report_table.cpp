@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The table: a header naming the device and the protocol, then one block per case, in the
 // manner of the seeds' transpose_timed (sizes in decimal MB, median time, GB/s, speedups).
 #include <algorithm>

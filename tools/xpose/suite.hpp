@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bench cases and the suite files that list them (bench/suites/*.txt).
 //
 // A suite is text, one case per line, `#` starts a comment:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Inputs and checks for the bench's verified run: random non-zero data, the expected output, and
 // a comparison whose message names the first wrong element.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Uses the installed xpose::dist without a GPU: splits a matrix over ranks, checks a valid layout
 // and a bad one (reported as a value with a message). Exits 0 on success.
 #include <cstdio>
