@@ -157,6 +157,15 @@ class XPOSE_API Plan {
   std::shared_ptr<const Impl> impl_;
 };
 
+// The one-shot calls below: a plan plus execute. Their plans are kept in a bounded, thread-safe
+// cache (least recently used out first) keyed by everything a plan depends on: the shape, leading
+// dimensions, strides and batch, the type, the device and, on Device::cuda, the current GPU. A
+// repeated call costs a lookup instead of Plan::create. A failed call caches nothing.
+// Default capacity 128 plans; 0 disables the cache and empties it.
+XPOSE_API void set_plan_cache_capacity(std::size_t plans);
+XPOSE_API void clear_plan_cache();
+XPOSE_API std::size_t plan_cache_size();
+
 // A plan plus execute: out = in^T for every matrix of the batch.
 XPOSE_API Status transpose(const void* in, void* out, const Matrix& matrix, DType type,
                            Device device = Device::cpu, void* stream = nullptr);

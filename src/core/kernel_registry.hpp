@@ -50,6 +50,8 @@ const Kernel* choose_cuda_kernel(const Transpose2D& problem);
 // Device-side checks done once per plan (a GPU is visible, ...) and per execute (pointers live on
 // the GPU, the stream is valid). Without a CUDA build both report that CUDA is not compiled in.
 Status cuda_check_available();
+// The current CUDA device (cudaGetDevice), -1 when there is none; 0 without a CUDA build.
+int cuda_current_device();
 Status cuda_check_pointers(const void* in, const void* out, void* stream);
 
 // Baseline copies require packed views: the bytes are copied as one block.

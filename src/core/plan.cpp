@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "core/kernel_registry.hpp"
 #include "core/permute_plan.hpp"
+#include "core/plan_cache.hpp"
 
 namespace xpose {
 
@@ -159,14 +160,14 @@ Device Plan::device() const { return impl_ ? impl_->device : Device::cpu; }
 Status transpose(const void* in, void* out, const Matrix& matrix, DType type, Device device,
                  void* stream) {
   Plan plan;
-  if (Status s = Plan::create(plan, matrix, type, device); s != Status::ok) return s;
+  if (Status s = detail::cached_plan(matrix, type, device, &plan); s != Status::ok) return s;
   return plan.execute(in, out, stream);
 }
 
 Status permute(const void* in, void* out, const Permutation& permutation, DType type, Device device,
                void* stream) {
   Plan plan;
-  if (Status s = Plan::create_permute(plan, permutation, type, device); s != Status::ok) return s;
+  if (Status s = detail::cached_permute_plan(permutation, type, device, &plan); s != Status::ok) return s;
   return plan.execute(in, out, stream);
 }
 

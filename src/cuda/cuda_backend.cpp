@@ -110,6 +110,15 @@ Status cuda_check_available() {
   return check_kernel_image();
 }
 
+int cuda_current_device() {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();
+    return -1;
+  }
+  return device;
+}
+
 Status cuda_check_pointers(const void* in, const void* out, void* stream) {
   if (Status s = check_device_pointer(in, "in"); s != Status::ok) return s;
   if (Status s = check_device_pointer(out, "out"); s != Status::ok) return s;
