@@ -18,8 +18,11 @@ constexpr int kItemsPerThread = 4;  // loads in flight per thread in gather and 
 // an H100 in the same runs, min / median % of memcpy: f32 79.1 / 92.8 -> 82.0 / 93.6, u8 68.5 /
 // 91.6 -> 71.0 / 91.2, f64 87.2 / 95.6 -> 90.8 / 95.9, f16 84.6 / 92.9 -> 86.4 / 92.5; 3 blocks: f32
 // 72.6 / 89.6. One tile per block, three barriers per tile: more blocks keep more loads in flight.
-template <int Size>
-__global__ void __launch_bounds__(kTiledThreads, 5)
+// ShiftedLoads, ShiftedStores: TiledAgent::load_shifted, store_shifted (runs off 16 bytes) instead
+// of the aligned-vector or element forms of load and store. Shifted stores hold two row blocks of
+// words: 4 blocks per SM (64 registers); at 5, 1-byte elements spilled up to 100 bytes.
+template <int Size, bool ShiftedLoads, bool ShiftedStores>
+__global__ void __launch_bounds__(kTiledThreads, ShiftedStores ? 4 : 5)
     permute_tiled_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out,
                          const __grid_constant__ TiledParams p, bool in_vectors, bool out_vectors) {
   __shared__ __align__(16) uint8_t tile[kTiledSharedBytes];
@@ -30,9 +33,15 @@ __global__ void __launch_bounds__(kTiledThreads, 5)
     const TileOrigin origin = tile_origin(p, t);
     agent.fill_tables(origin);
     __syncthreads();
-    agent.load(origin, in, in_vectors);
+    if constexpr (ShiftedLoads)
+      agent.load_shifted(origin, in);
+    else
+      agent.load(origin, in, in_vectors);
     __syncthreads();
-    agent.store(origin, out, out_vectors);
+    if constexpr (ShiftedStores)
+      agent.store_shifted(origin, out);
+    else
+      agent.store(origin, out, out_vectors);
     __syncthreads();  // the next tile reuses the tables and the tile
   }
 }
@@ -103,12 +112,23 @@ bool aligned16(const void* pointer) { return reinterpret_cast<uintptr_t>(pointer
 Status launch_permute_tiled(const void* in, void* out, const TiledParams& p, gpu::Stream stream) {
   if (p.tiles == 0) return Status::ok;
   const bool in_vectors = p.in_vectors && aligned16(in), out_vectors = p.out_vectors && aligned16(out);
+  const bool shifted_in = !in_vectors && p.in_shifted, shifted_out = !out_vectors && p.out_shifted;
   const auto* src = static_cast<const uint8_t*>(in);
   auto* dst = static_cast<uint8_t*>(out);
   const unsigned grid = blocks_for(p.tiles, 1);
   bool launched = dispatch_size(p.elem_size, [&](auto size) {
-    permute_tiled_kernel<decltype(size)::value><<<grid, kTiledThreads, 0, stream>>>(src, dst, p, in_vectors,
-                                                                                  out_vectors);
+    constexpr int kSize = decltype(size)::value;
+    const auto launch = [&](auto kernel) {
+      kernel<<<grid, kTiledThreads, 0, stream>>>(src, dst, p, in_vectors, out_vectors);
+    };
+    if constexpr (kSize <= 2) {  // shifted stores: 1- and 2-byte elements (make_tiled_params)
+      if (shifted_in && shifted_out) return launch(permute_tiled_kernel<kSize, true, true>);
+      if (shifted_out) return launch(permute_tiled_kernel<kSize, false, true>);
+    }
+    if constexpr (kSize < 16) {  // 16-byte elements are always aligned
+      if (shifted_in) return launch(permute_tiled_kernel<kSize, true, false>);
+    }
+    launch(permute_tiled_kernel<kSize, false, false>);
   });
   if (!launched) return detail::fail(Status::internal_error, "permute_tiled: unsupported element size");
   return gpu::check_launch("permute_tiled");

@@ -153,6 +153,17 @@ struct TiledParams {
   // Strides allow 16-byte vectors along tile rows (loads) and tile columns (stores); the
   // pointers are checked at launch.
   bool in_vectors = false, out_vectors = false;
+  // Tile rows are contiguous input runs of at least one vector, of elements under 16 bytes:
+  // where the aligned vectors do not apply (strides or pointer off 16 bytes), loads take the
+  // aligned 16-byte vectors of the grid that cover each run and shift them in registers
+  // (TiledAgent::load_shifted). A vector is read whole only inside the input view's span of
+  // in_span_bytes from the input pointer (every byte the view can reach lies there).
+  bool in_shifted = false;
+  int64_t in_span_bytes = 0;
+  // Tile columns are contiguous output runs of at least one vector of 1- or 2-byte elements: where
+  // the aligned vectors do not apply, stores write the aligned vectors inside each run and its
+  // ends element by element (TiledAgent::store_shifted).
+  bool out_shifted = false;
 };
 
 // Whether tiled runs `layout` (the input's and the output's innermost axes differ); if so fills

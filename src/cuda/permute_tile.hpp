@@ -4,6 +4,10 @@
 //                once per tile instead of once per element);
 //   load:        tile rows from global memory (contiguous input runs) into shared memory, as
 //                16-byte vectors where the view allows, else one element per thread and step;
+//   load_shifted: the same for runs off 16 bytes, as the aligned 16-byte vectors that cover each
+//                run, shifted in registers;
+//   store_shifted: the same for output runs off 16 bytes: the aligned 16-byte vectors inside each
+//                run from two row blocks shifted in registers, the run's ends element by element;
 //   store:       tile columns (contiguous output runs) from shared memory to global memory; in
 //                the vector form each thread reads V = 16 / size rows of one shared-memory word
 //                column and transposes them in registers into K = word / size output vectors.
@@ -108,6 +112,18 @@ XPOSE_HOST_DEVICE inline typename TileGeometry<Size>::Element element_of_word(
   }
 }
 
+// Bytes s..s+15 of the 32 bytes hi:lo (s in 0..15): the run's vector out of the two aligned
+// vectors that cover it. Word moves by selects (a run-time index would put the words in local
+// memory), then one byte permute per word.
+XPOSE_HOST_DEVICE inline Vector16 shift_pair(const Vector16& lo, const Vector16& hi, int s) {
+  uint32_t a0 = lo.x, a1 = lo.y, a2 = lo.z, a3 = lo.w, a4 = hi.x, a5 = hi.y;
+  const uint32_t a6 = hi.z, a7 = hi.w;
+  if (s & 8) a0 = a2, a1 = a3, a2 = a4, a3 = a5, a4 = a6, a5 = a7;
+  if (s & 4) a0 = a1, a1 = a2, a2 = a3, a3 = a4, a4 = a5;
+  const uint32_t pick = 0x3210u + 0x1111u * static_cast<uint32_t>(s & 3);
+  return {byte_perm(a0, a1, pick), byte_perm(a1, a2, pick), byte_perm(a2, a3, pick), byte_perm(a3, a4, pick)};
+}
+
 template <int Size>
 struct TiledAgent {
   using G = TileGeometry<Size>;
@@ -197,6 +213,108 @@ XPOSE_UNROLL
         if (e < count && r < o.rows_here && c < o.cols_here)
           *reinterpret_cast<Element*>(tile + tile_byte(r, c)) = loaded[k];
       }
+    }
+  }
+
+  // Tile rows into shared memory when the aligned vectors do not apply (p.in_shifted): tile vector
+  // (r, c..c+V-1) is bytes s..s+15 of the two aligned 16-byte vectors that start at or before its
+  // first element (s: that element's address mod 16; one vector when s is 0), so each run is read
+  // in whole vectors whatever its start, and shared memory keeps the aligned layout. Only vectors
+  // inside the view's span are read whole; the few at the span's ends go element by element.
+  // Two tile vectors in flight per thread (up to four loads) keep the kernel within its registers.
+  XPOSE_HOST_DEVICE void load_shifted(const TileOrigin& o, const uint8_t* __restrict__ in) const {
+    constexpr int kPairs = 2;
+    const uintptr_t span_begin = reinterpret_cast<uintptr_t>(in), span_end = span_begin + p.in_span_bytes;
+    const int log2_vectors_per_row = p.log2_tile_cols - G::kLog2PerVector;
+    const int slots = tile_rows() << log2_vectors_per_row;
+    for (int base = thread; base < slots; base += kPairs * threads) {
+      Vector16 lo[kPairs] = {}, hi[kPairs] = {};
+      int shift[kPairs];
+      bool whole[kPairs];
+XPOSE_UNROLL
+      for (int k = 0; k < kPairs; ++k) {
+        const int slot = base + k * threads;
+        const int r = slot >> log2_vectors_per_row;
+        const int c = (slot & ((1 << log2_vectors_per_row) - 1)) << G::kLog2PerVector;
+        shift[k] = 0;
+        whole[k] = false;
+        if (slot < slots && r < o.rows_here && c < o.cols_here) {
+          const uintptr_t first = reinterpret_cast<uintptr_t>(input(in, o, r, c));
+          shift[k] = static_cast<int>(first & 15);
+          const uint8_t* aligned = input(in, o, r, c) - shift[k];
+          whole[k] = first - shift[k] >= span_begin && first - shift[k] + (shift[k] ? 32 : 16) <= span_end;
+          if (whole[k]) {
+            lo[k] = *reinterpret_cast<const Vector16*>(aligned);
+            if (shift[k]) hi[k] = *reinterpret_cast<const Vector16*>(aligned + 16);
+          }
+        }
+      }
+XPOSE_UNROLL
+      for (int k = 0; k < kPairs; ++k) {
+        const int slot = base + k * threads;
+        const int r = slot >> log2_vectors_per_row;
+        const int c = (slot & ((1 << log2_vectors_per_row) - 1)) << G::kLog2PerVector;
+        if (slot >= slots || r >= o.rows_here || c >= o.cols_here) continue;
+        if (whole[k]) {  // elements past cols_here land in unused tile columns
+          *reinterpret_cast<Vector16*>(tile + tile_byte(r, c)) = shift_pair(lo[k], hi[k], shift[k]);
+        } else {
+          for (int e = 0; e < G::kPerVector && c + e < o.cols_here; ++e)
+            *reinterpret_cast<Element*>(tile + tile_byte(r, c + e)) =
+                *reinterpret_cast<const Element*>(input(in, o, r, c + e));
+        }
+      }
+    }
+  }
+
+  // Tile columns out of shared memory when the aligned vectors do not apply (p.out_shifted). Each
+  // output run (tile column c, rows_here elements from a start t elements past a 16-byte boundary)
+  // is written as the aligned 16-byte vectors that lie wholly inside it, then its head (rows before
+  // the first such vector) and tail element by element. Vector j of a run holds the last t rows of
+  // row block j-1 and the first V-t of block j: the thread of (row block j, word column) reads
+  // both blocks' words, transposes each in registers (gather_column) and shifts the pair.
+  XPOSE_HOST_DEVICE void store_shifted(const TileOrigin& o, uint8_t* __restrict__ out) const {
+    constexpr int V = G::kPerVector;
+    const int log2_row_blocks = p.log2_tile_rows - G::kLog2PerVector;
+    const int slots = words_per_row() << log2_row_blocks;
+    for (int slot = thread; slot < slots; slot += threads) {
+      const int j = slot & ((1 << log2_row_blocks) - 1), r = j << G::kLog2PerVector;
+      const int word_column = slot >> log2_row_blocks;
+      if (r >= o.rows_here || word_column * G::kPerWord >= o.cols_here) continue;
+      const Word* words = reinterpret_cast<const Word*>(tile);
+      Word cur[V], prev[V];
+      const int physical = swizzled(r, word_column), physical_prev = swizzled(r - V, word_column);
+XPOSE_UNROLL
+      for (int e = 0; e < V; ++e) {
+        cur[e] = words[(r + e) * words_per_row() + physical];
+        prev[e] = j > 0 ? words[(r - V + e) * words_per_row() + physical_prev] : Word{};
+      }
+XPOSE_UNROLL
+      for (int k = 0; k < G::kPerWord; ++k) {
+        const int c = word_column * G::kPerWord + k;
+        if (c >= o.cols_here) break;
+        uint8_t* run = output(out, o, 0, c);
+        const int shift = static_cast<int>(reinterpret_cast<uintptr_t>(run) & 15);
+        const int first = r - shift / Size;  // the vector's first row
+        if (first < 0 || first + V > o.rows_here) continue;
+        const Vector16 now = gather_column<Size>(cur, k);
+        *reinterpret_cast<Vector16*>(run + first * Size) =
+            shift_pair(shift ? gather_column<Size>(prev, k) : now, now, (16 - shift) & 15);
+      }
+    }
+    // Heads and tails: 2V slots per column (V when the tile has all its rows, where a run's head and
+    // tail add up to V or 0), consecutive threads along a column.
+    const int log2_edge = G::kLog2PerVector + (o.rows_here == tile_rows() ? 0 : 1);
+    const int items = tile_cols() << log2_edge;
+    for (int item = thread; item < items; item += threads) {
+      const int c = item >> log2_edge, i = item & ((1 << log2_edge) - 1);
+      if (c >= o.cols_here) continue;
+      uint8_t* run = output(out, o, 0, c);
+      const int t = static_cast<int>(reinterpret_cast<uintptr_t>(run) & 15) / Size;
+      const int head = t == 0 ? 0 : (V - t < o.rows_here ? V - t : o.rows_here);
+      const int tail = head + (o.rows_here - head) / V * V;
+      const int row = i < head ? i : tail + (i - head);
+      if (row < o.rows_here)
+        reinterpret_cast<Element*>(run)[row] = *reinterpret_cast<const Element*>(tile + tile_byte(row, c));
     }
   }
 

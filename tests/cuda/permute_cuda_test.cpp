@@ -229,6 +229,73 @@ TEST(PermuteCuda, MisalignedElementsAreRejected) {
   cudaFree(buffer);
 }
 
+// Runs off 16 bytes (strides off a multiple of 16 bytes, strided views, pointers off 16 bytes):
+// the tiled kernel's shifted loads and stores, every element size, odd extents.
+TEST(PermuteCuda, TiledShiftedFormsMatchReference) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const std::vector<Permutation> cases{{{7, 65, 59, 7}, {0, 3, 2, 1}, {}, {}},
+                                       {{2, 4, 4, 23, 2, 3, 31, 13}, {1, 5, 3, 0, 4, 7, 6, 2}, {}, {}},
+                                       {{6, 11, 3, 11, 9, 13, 3, 4}, {0, 7, 2, 1, 4, 5, 3, 6}, {}, {}},
+                                       {{37, 41}, {1, 0}, {}, {}},
+                                       {{3, 129, 131}, {0, 2, 1}, {}, {}},
+                                       {{300, 5, 3}, {1, 2, 0}, {}, {}},
+                                       {{15, 63, 4, 89}, {3, 1, 0, 2}, {27216, 432, 108, 1}, {}},
+                                       {{75, 29, 2, 7, 29}, {4, 0, 3, 1, 2}, {16000, 544, 272, 34, 1}, {}},
+                                       {{313, 42, 3}, {1, 2, 0}, {168, 4, 1}, {}},
+                                       {{9, 50, 70}, {0, 2, 1}, {50 * 73, 73, 1}, {3600, 51, 1}}};
+  for (const Permutation& p : cases) {
+    for (DType type : xpose_test::one_dtype_per_size()) {
+      const std::size_t e = xpose::size_of(type);
+      expect_permutes("tiled", p, type);
+      expect_permutes("tiled", p, type, e % 16, 3 * e % 16);
+      expect_permutes("auto", p, type, 16 - e % 16, 0);
+    }
+  }
+}
+
+// Input and output views that end exactly where their allocations end, so that an aligned
+// 16-byte access past a view's last element is an out-of-bounds access (compute-sanitizer
+// memcheck reports it); the input view also starts off 16 bytes.
+void expect_permutes_in_exact_allocations(const std::string& kernel, const Permutation& p, DType type,
+                                          std::size_t misalign_in) {
+  SCOPED_TRACE(kernel + " on " + xpose_test::describe(p, type) + " in exact allocations (misalign in " +
+               std::to_string(misalign_in) + ")");
+  xpose::Plan plan;
+  ASSERT_EQ(xpose::Plan::create_permute(plan, p, type, Device::cuda, {kernel, 0}), Status::ok)
+      << xpose::last_error_message();
+  const auto problem = xpose_test::permute_problem_for(p, type);
+  const auto input = xpose_test::make_permute_input(problem);
+  auto output = xpose_test::make_permute_output(problem);
+  const auto expected = xpose_test::expected_permute(input, output, problem);
+  const std::size_t in_bytes = static_cast<std::size_t>(problem.input_extent) * problem.elem_size;
+  const std::size_t out_bytes = static_cast<std::size_t>(problem.output_extent) * problem.elem_size;
+  unsigned char *d_in = nullptr, *d_out = nullptr;
+  ASSERT_TRUE(cuda_ok(cudaMalloc(&d_in, misalign_in + in_bytes), "cudaMalloc"));
+  ASSERT_TRUE(cuda_ok(cudaMalloc(&d_out, out_bytes), "cudaMalloc"));
+  EXPECT_TRUE(cuda_ok(cudaMemcpy(d_in + misalign_in, input.view(), in_bytes, cudaMemcpyHostToDevice), "to device"));
+  EXPECT_TRUE(cuda_ok(cudaMemcpy(d_out, output.view(), out_bytes, cudaMemcpyHostToDevice), "to device"));
+  EXPECT_EQ(plan.execute(d_in + misalign_in, d_out), Status::ok) << xpose::last_error_message();
+  EXPECT_TRUE(cuda_ok(cudaDeviceSynchronize(), "synchronize"));
+  EXPECT_TRUE(cuda_ok(cudaMemcpy(output.view(), d_out, out_bytes, cudaMemcpyDeviceToHost), "to host"));
+  EXPECT_TRUE(xpose_test::permute_output_matches(output.data(), expected, output, problem))
+      << "kernel " << plan.kernel_name();
+  cudaFree(d_in);
+  cudaFree(d_out);
+}
+
+TEST(PermuteCuda, TiledViewsEndingAtTheirAllocationStayInside) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const std::vector<Permutation> cases{{{7, 65, 59, 7}, {0, 3, 2, 1}, {}, {}},
+                                       {{5, 33, 47}, {0, 2, 1}, {}, {}},
+                                       {{41, 37}, {1, 0}, {}, {}},
+                                       {{15, 63, 4, 89}, {3, 1, 0, 2}, {27216, 432, 108, 1}, {}},
+                                       {{313, 42, 3}, {1, 2, 0}, {168, 4, 1}, {}}};
+  for (const Permutation& p : cases)
+    for (DType type : xpose_test::one_dtype_per_size())
+      for (std::size_t misalign : {std::size_t{0}, xpose::size_of(type) % 16})
+        for (const char* kernel : {"tiled", "auto"}) expect_permutes_in_exact_allocations(kernel, p, type, misalign);
+}
+
 // Round trip through a permutation and its inverse, plus samples against the definition: index
 // arithmetic past 2^31 elements and 2^32 bytes (64-bit offsets, grids clamped to their limits).
 TEST(PermuteCuda, MoreThan2To31ElementsRoundTrip) {
