@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA permute kernels a plan can name. The production choice among them is in
 // core/permute_plan.cpp (choose_permute_kernel); docs/permute.md explains it.
 #include <memory>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The N-D permute kernels. Thin __global__ functions: the per-tile work of the tiled kernel is in
 // cuda/permute_tile.hpp, the index arithmetic in cuda/permute_params.hpp (both tested on the CPU).
 #include <cstdint>

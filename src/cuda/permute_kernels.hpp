@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The N-D permute kernels (launchers): tiled (the contiguous dim moves), gather (it stays) and
 // naive (one element per thread, any layout; the baseline). Parameters come from
 // cuda/permute_params.hpp; each launch checks the pointers' alignment for its vector forms.

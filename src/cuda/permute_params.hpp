@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Launch parameters of the N-D permute kernels, built once per plan from the normalised layout
 // and passed to the kernels by value. Plain C++ (the index functions are host-device), so that the
 // CPU tests can check the geometry of every launch without a GPU.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The per-tile work of the tiled permute kernel, one function per phase between barriers:
 //   fill_tables: the input offset of each tile row and the output offset of each tile column
 //                (digits of the composite index times strides; a few fast divisions per entry,

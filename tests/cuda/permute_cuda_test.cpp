@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GPU permute kernels ("auto" included) against the CPU reference: every permutation up to
 // rank 5 on small odd dims, random permutations up to rank 8, size-1 dims, strided views, every
 // element size, unaligned pointers, TTC-like shapes with whole tiles, streams, and a tensor of

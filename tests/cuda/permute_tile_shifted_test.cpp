@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tiled permute kernel's shifted forms (TiledAgent::load_shifted and store_shifted: runs off
 // 16 bytes), emulated on the CPU thread by thread and compared with the reference: odd extents,
 // every element size, strided views and pointers off 16 bytes. Needs no GPU (the kernels
