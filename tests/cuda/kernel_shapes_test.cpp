@@ -177,6 +177,14 @@ TEST_P(TransposeCudaKernel, BatchesOfSmallMatricesMatchReference) {
               {9, 1, 0, 0, 777}, {2, 2, 0, 0, 2}});
 }
 
+// Batches of few-row matrices whose output runs start off 16-byte vectors (rows x cols x size not a
+// multiple of 16; padded batch strides): the interleave stores the aligned vectors inside each run
+// and the partial ones at its ends.
+TEST_P(TransposeCudaKernel, FewRowsBatchesOffSixteenBytesMatchReference) {
+  expect_all({{15, 1149, 0, 0, 41}, {12, 1061, 0, 0, 17}, {3, 1001, 0, 0, 9}, {7, 999, 1003, 0, 5},
+              {5, 777, 0, 0, 7, 5 * 777 + 3, 5 * 777 + 1}, {31, 301, 0, 0, 3}});
+}
+
 // grid.y and grid.z stop at 65535: kernels must loop or fold to cover any shape and batch.
 TEST_P(TransposeCudaKernel, LargeGridDimensionsAreCovered) {
   const DType type = GetParam().type;
