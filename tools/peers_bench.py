@@ -8,7 +8,8 @@ table: each case, xpose (`auto`, from the report) and each peer as % of a device
 
 Peers (each only where installed): PyTorch `x.permute(p).contiguous()`, CuPy
 `cp.ascontiguousarray(x.transpose(p))`, JAX `jnp.transpose(x, p)` under `jax.jit`; cuBLAS geam comes
-from the report itself (xpose bench runs it on 2D cases of f32/f64/c64/c128). Every peer is timed in
+from the report itself, when the bench ran it (`--kernels memcpy,auto,cublas_geam`: 2D cases of
+f32/f64/c64/c128). Every peer is timed in
 this process against a device-to-device copy of the same bytes timed the same way, so its ratio is
 measured side by side like xpose's. Every peer's result is compared with PyTorch's; a mismatch is
 marked '!'. docs/shape-space.md explains the table.

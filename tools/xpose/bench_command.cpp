@@ -200,16 +200,12 @@ bool draw_command_line_cases(const BenchArguments& arguments, Device device, uin
   return draw_random_cases(draw, cases, error);
 }
 
-// A drawn run times the production choice against its baseline, and cuBLAS where it applies (a
-// peer), unless --kernels asks for more: the seeds' variants would multiply the run's time.
-BenchArguments with_random_defaults(const BenchArguments& arguments, const BenchOptions& options) {
+// A drawn run times the production choice against its baseline unless --kernels asks for more:
+// the seeds' variants would multiply the run's time, and cuBLAS geam, one call per matrix, takes
+// about a second per call on batches of 10^5 small matrices (minutes per case with its runs).
+BenchArguments with_random_defaults(const BenchArguments& arguments) {
   BenchArguments defaults = arguments;
   defaults.kernels = {kBaselineKernel, "auto"};
-  const std::vector<std::string> matrix_known = kernel_names(options.device);
-  const bool has_matrix = std::any_of(options.cases.begin(), options.cases.end(),
-                                      [](const BenchCase& c) { return c.kind == BenchCase::Kind::matrix; });
-  if (has_matrix && std::find(matrix_known.begin(), matrix_known.end(), "cublas_geam") != matrix_known.end())
-    defaults.kernels.emplace_back("cublas_geam");
   return defaults;
 }
 
@@ -513,7 +509,7 @@ bool resolve_bench_options(const BenchArguments& a, const CLI::App& bench, Bench
     }
   }
 
-  if (!choose_kernels(a.random.empty() || !a.kernels.empty() ? a : with_random_defaults(a, *options), options, error))
+  if (!choose_kernels(a.random.empty() || !a.kernels.empty() ? a : with_random_defaults(a), options, error))
     return false;
 
   const bool exact_counts = bench.count("--reps") > 0 || bench.count("--warmup") > 0;
