@@ -43,6 +43,13 @@ inline dim3 clamped_grid(int64_t x, int64_t y, int64_t z) {
 
 __host__ __device__ inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// 16 bytes seen as a vector or as its elements (T of 1 to 16 bytes).
+template <typename T>
+union VectorOf {
+  uint4 v;
+  T e[16 / sizeof(T)];
+};
+
 // The unit in which L2 fetches kernel input from DRAM (load_input_vector below asks for whole ones).
 constexpr int64_t kDramBlock = 256;
 

@@ -20,12 +20,6 @@ constexpr int kInterleaveMaxRows = 128;
 constexpr int kDeinterleaveStagingBytes = 32768;
 constexpr int kLineBytes = 128;
 
-template <typename T>
-union VectorOf {
-  uint4 v;
-  T e[16 / sizeof(T)];
-};
-
 // Copies `rows` row segments of `count` elements (global rows ld apart) to shared memory rows
 // `pitch` apart. All rows at once, so that every thread has work even when segments are short.
 template <typename T>

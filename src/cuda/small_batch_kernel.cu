@@ -13,12 +13,6 @@ constexpr int kThreads = 256;
 constexpr int kStagingBytes = 16384;
 constexpr int kVectorBytes = 16;
 
-template <typename T>
-union VectorOf {
-  uint4 v;
-  T e[kVectorBytes / sizeof(T)];
-};
-
 // Where staged element e lies. The store phase's lanes read elements about V * cols apart (one
 // output vector each, V = 16 / sizeof(T)), which for 4- to 16-byte elements would meet few banks;
 // one element of padding every 32 spreads them. 1- and 2-byte elements are staged unpadded, so

@@ -124,13 +124,6 @@ template <int Size> using UnalignedPartialRowsShape = TileShape<Size, UnalignedP
 template <int Size> using DeviceShape = TileShape<Size, DeviceTileTuning<Size>, false>;
 template <int Size> using DeviceUnalignedShape = TileShape<Size, DeviceUnalignedTileTuning<Size>, true>;
 
-// 16 bytes seen as a vector or as its elements.
-template <typename T>
-union VectorOf {
-  uint4 v;
-  T e[16 / sizeof(T)];
-};
-
 // Physical word column of logical word column `w` in tile row `r`: XOR with a multiple of the
 // words per vector that changes every V rows (one micro-block of step 2).
 template <class S>
