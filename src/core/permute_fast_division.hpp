@@ -61,4 +61,36 @@ class FastDivisor {
   int shift_ = 0;
 };
 
+// Division of in-tile indices (n < 2^16) by a divisor 1 <= d <= 2^16, as one 32-bit multiply-high:
+// with m = floor(2^32 / d) + 1 the error of n * m / 2^32 against n / d is below n / 2^32 < 2^-16
+// <= 1 / d, too little to cross an integer. d = 1 (m would need 33 bits) is a flag.
+class TileDivisor {
+ public:
+  TileDivisor() = default;
+  explicit TileDivisor(int divisor)
+      : divisor_(divisor), magic_(divisor > 1 ? static_cast<uint32_t>((uint64_t{1} << 32) / static_cast<uint64_t>(divisor) + 1) : 0) {}
+
+  XPOSE_HOST_DEVICE int divisor() const { return divisor_; }
+
+  XPOSE_HOST_DEVICE int divide(int n) const {
+    if (magic_ == 0) return n;
+#if defined(__CUDA_ARCH__)
+    return static_cast<int>(__umulhi(static_cast<uint32_t>(n), magic_));
+#else
+    return static_cast<int>((uint64_t{static_cast<uint32_t>(n)} * magic_) >> 32);
+#endif
+  }
+
+  // quotient = n / divisor, returns n % divisor.
+  XPOSE_HOST_DEVICE int divide_remainder(int n, int* quotient) const {
+    const int q = divide(n);
+    *quotient = q;
+    return n - q * divisor_;
+  }
+
+ private:
+  int divisor_ = 1;
+  uint32_t magic_ = 0;
+};
+
 }  // namespace xpose::detail

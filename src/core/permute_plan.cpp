@@ -14,6 +14,11 @@ namespace {
 // microseconds (the same threshold as the 2D choice in cpu/cpu_kernels.cpp).
 constexpr int64_t kCpuThreadedFromBytes = int64_t{1} << 20;
 
+// GPU: runs shorter than this (bytes) waste most of each 32-byte sector and of the DRAM bursts
+// behind it; packed, which makes both runs long, replaces tiled or gather there when its own
+// shorter run is longer.
+constexpr int64_t kShortRunBytes = 64;
+
 bool try_kernel(Device device, const char* name, const PermuteProblem& problem,
                 const PermuteLayout& layout, PreparedPermute* prepared) {
   const PermuteKernel* kernel = find_permute_kernel(device, name);
@@ -31,8 +36,9 @@ bool misaligned(const void* pointer, int alignment) {
 //   2. a short innermost run that stays innermost is widened into one element (2 to 16 bytes);
 //   3. a (batched) 2D transpose: the production 2D kernel;
 //   4. otherwise CPU: the blocked N-D kernel, threaded above 1 MiB; GPU: the tiled kernel when
-//      the contiguous dim moves, the gather copy when it stays, and the naive kernel for what is
-//      left (innermost runs with non-unit strides).
+//      the contiguous dim moves, the gather copy when it stays, the packed kernel instead of
+//      either where their runs are short (short axes) and for what is left (innermost runs with
+//      non-unit strides), and the naive kernel if packed cannot run it.
 void choose_permute_kernel(Device device, const PermuteProblem& problem, const PermuteLayout& layout,
                            PreparedPermute* primary, PreparedPermute* fallback) {
   *fallback = PreparedPermute{};
@@ -46,10 +52,17 @@ void choose_permute_kernel(Device device, const PermuteProblem& problem, const P
     try_kernel(device, name, problem, work, primary);
     return;
   }
-  const bool chosen = try_kernel(device, "transpose2d", problem, work, primary) ||
-                      try_kernel(device, "tiled", problem, work, primary) ||
-                      try_kernel(device, "gather", problem, work, primary) ||
-                      try_kernel(device, "naive", problem, work, primary);
+  bool chosen = try_kernel(device, "transpose2d", problem, work, primary);
+  if (!chosen) {
+    chosen = try_kernel(device, "tiled", problem, work, primary) || try_kernel(device, "gather", problem, work, primary);
+    PreparedPermute packed;
+    if ((!chosen || primary->shorter_run_bytes < kShortRunBytes) && try_kernel(device, "packed", problem, work, &packed) &&
+        (!chosen || packed.shorter_run_bytes > primary->shorter_run_bytes)) {
+      *primary = std::move(packed);
+      chosen = true;
+    }
+  }
+  chosen = chosen || try_kernel(device, "naive", problem, work, primary);
   if (chosen && primary->alignment > problem.elem_size) {
     if (!try_kernel(device, "gather", problem, layout, fallback)) try_kernel(device, "naive", problem, layout, fallback);
   }

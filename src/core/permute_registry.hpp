@@ -22,6 +22,9 @@ struct PreparedPermute {
   int alignment = 1;                 // bytes to which both pointers must be aligned
   std::string name;                  // as Plan::kernel_name() reports it ("transpose2d:tile")
   std::shared_ptr<const void> data;  // the kernel's own launch data
+  // The shorter of the contiguous runs the kernel reads and writes, in bytes, where the kernel
+  // states it (0 otherwise): "auto" takes packed over a kernel whose runs are short.
+  int64_t shorter_run_bytes = 0;
 };
 
 struct PermuteKernel {

@@ -55,12 +55,26 @@ bool prepare_tiled(const PermuteProblem&, const PermuteLayout& layout, PreparedP
   auto params = std::make_shared<cuda::TiledParams>();
   if (!cuda::make_tiled_params(layout, params.get(), why)) return false;
   prepared->alignment = layout.elem_size;
+  prepared->shorter_run_bytes = params->shorter_run_bytes();
   prepared->data = std::move(params);
   return true;
 }
 
 Status run_tiled(const void* in, void* out, const PreparedPermute& prepared, const LaunchContext& ctx) {
   return cuda::launch_permute_tiled(in, out, params_of<cuda::TiledParams>(prepared), stream_of(ctx));
+}
+
+bool prepare_packed(const PermuteProblem&, const PermuteLayout& layout, PreparedPermute* prepared, std::string* why) {
+  auto params = std::make_shared<cuda::PackedParams>();
+  if (!cuda::make_packed_params(layout, params.get(), why)) return false;
+  prepared->alignment = layout.elem_size;
+  prepared->shorter_run_bytes = params->shorter_run_bytes();
+  prepared->data = std::move(params);
+  return true;
+}
+
+Status run_packed(const void* in, void* out, const PreparedPermute& prepared, const LaunchContext& ctx) {
+  return cuda::launch_permute_packed(in, out, params_of<cuda::PackedParams>(prepared), stream_of(ctx));
 }
 
 // Two parameter sets: chunks as wide as the strides allow (up to 16 bytes), and chunks of one
@@ -76,6 +90,7 @@ bool prepare_gather(const PermuteProblem&, const PermuteLayout& layout, Prepared
       !cuda::make_gather_params(layout, layout.elem_size, &launch->narrow, why))
     return false;
   prepared->alignment = layout.elem_size;
+  prepared->shorter_run_bytes = layout[layout.rank - 1].size * layout.elem_size;  // one innermost run
   prepared->data = std::move(launch);
   return true;
 }
@@ -112,6 +127,9 @@ const std::vector<PermuteKernel>& cuda_permute_kernels() {
       {"tiled", Device::cuda, true,
        "the contiguous dim moves: shared-memory tile of the input's and output's inner axes, 16-byte vectors",
        prepare_tiled, run_tiled},
+      {"packed", Device::cuda, true,
+       "short axes: a shared-memory box over several axes whose input and output runs are both long",
+       prepare_packed, run_packed},
       {"gather", Device::cuda, true,
        "the contiguous dim stays: each output run copied from its input run in chunks of up to 16 bytes",
        prepare_gather, run_gather},

@@ -5,6 +5,7 @@
 
 #include "cuda/device_types.cuh"
 #include "cuda/permute_kernels.hpp"
+#include "cuda/permute_packed.hpp"
 #include "cuda/permute_tile.hpp"
 
 namespace xpose::cuda {
@@ -44,6 +45,25 @@ __global__ void __launch_bounds__(kTiledThreads, ShiftedStores ? 4 : 5)
     else
       agent.store(origin, out, out_vectors);
     __syncthreads();  // the next tile reuses the tables and the tile
+  }
+}
+
+// One tile (a box of several axes, cuda/permute_packed.hpp) per block and step; thread 0 finds
+// where the tile lies, then the block loads its input runs and stores its output runs.
+template <int Size>
+__global__ void __launch_bounds__(kPackedThreads)
+    permute_packed_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out,
+                          const __grid_constant__ PackedParams p, int in_word, int out_word) {
+  __shared__ __align__(16) uint8_t box[kPackedSharedBytes];
+  __shared__ PackedTile tile;
+  const PackedAgent<Size> agent{p, static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x), box};
+  for (int64_t t = blockIdx.x; t < p.tiles; t += gridDim.x) {
+    if (threadIdx.x == 0) tile = packed_tile(p, t);
+    __syncthreads();
+    agent.load(tile, in, in_word);
+    __syncthreads();
+    agent.store(tile, out, out_word);
+    __syncthreads();  // the next tile reuses the box and its description
   }
 }
 
@@ -109,6 +129,19 @@ unsigned blocks_for(int64_t items, int64_t per_block) {
 bool aligned16(const void* pointer) { return reinterpret_cast<uintptr_t>(pointer) % 16 == 0; }
 
 }  // namespace
+
+Status launch_permute_packed(const void* in, void* out, const PackedParams& p, gpu::Stream stream) {
+  if (p.tiles == 0) return Status::ok;
+  const int in_word = aligned_word(in, p.in_word, p.elem_size), out_word = aligned_word(out, p.out_word, p.elem_size);
+  const auto* src = static_cast<const uint8_t*>(in);
+  auto* dst = static_cast<uint8_t*>(out);
+  const unsigned grid = blocks_for(p.tiles, 1);
+  bool launched = dispatch_size(p.elem_size, [&](auto size) {
+    permute_packed_kernel<decltype(size)::value><<<grid, kPackedThreads, 0, stream>>>(src, dst, p, in_word, out_word);
+  });
+  if (!launched) return detail::fail(Status::internal_error, "permute_packed: unsupported element size");
+  return gpu::check_launch("permute_packed");
+}
 
 Status launch_permute_tiled(const void* in, void* out, const TiledParams& p, gpu::Stream stream) {
   if (p.tiles == 0) return Status::ok;

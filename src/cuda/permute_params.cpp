@@ -2,6 +2,7 @@
 #include "cuda/permute_params.hpp"
 
 #include <algorithm>
+#include <initializer_list>
 
 namespace xpose::cuda {
 namespace {
@@ -234,6 +235,212 @@ bool make_tiled_params(const detail::PermuteLayout& layout, TiledParams* params,
   int64_t last = 0;  // strides are non-negative: the view's last element
   for (int k = 0; k < n; ++k) last += (layout[k].size - 1) * layout[k].in_stride;
   p.in_span_bytes = (last + 1) * layout.elem_size;
+  *params = p;
+  return true;
+}
+
+namespace {
+
+// The packed box under construction: axes in input order, innermost first (index i is layout axis
+// rank - 1 - i), the box's extent along each.
+struct Box {
+  int rank = 0, elem_size = 0;
+  int64_t size[kMaxAxes] = {}, in_stride[kMaxAxes] = {}, out_stride[kMaxAxes] = {};
+  int64_t extent[kMaxAxes] = {};
+  int out_order[kMaxAxes] = {};  // indices, output order, innermost first
+
+  int axes_in_box() const {
+    int count = 0;
+    for (int i = 0; i < rank; ++i) count += extent[i] > 1;
+    return count;
+  }
+
+  // A side's run: the axes in that side's order from its innermost while each is packed onto the
+  // ones before, all of them whole but the last. Returns the run's length in elements of a full
+  // tile and sets `frontier` to the axis the run could grow along (its last axis, if not whole, or
+  // the next packed one), -1 when it cannot grow.
+  int64_t run(bool input, int* frontier, int* axes) const {
+    int64_t length = 1, packed = 1;
+    *frontier = -1;
+    *axes = 0;
+    for (int n = 0; n < rank; ++n) {
+      const int i = input ? n : out_order[n];
+      const int64_t stride = input ? in_stride[i] : out_stride[i];
+      if (stride != packed) return length;
+      if (extent[i] == 1) {
+        *frontier = i;
+        return length;
+      }
+      ++*axes;
+      length *= extent[i];
+      if (extent[i] < size[i]) {
+        *frontier = i;
+        return length;
+      }
+      packed *= size[i];
+    }
+    return length;
+  }
+
+  // Shared memory: input runs at a pitch of an odd number of units (max(4, element) bytes), so
+  // that a warp's stores, which read the box along a non-run axis (a pitch apart), spread over the
+  // banks.
+  int pitch_bytes() const {
+    int frontier = 0, axes = 0;
+    const int64_t run_bytes = run(true, &frontier, &axes) * elem_size;
+    const int64_t unit = std::max(4, elem_size);
+    int64_t units = (run_bytes + unit - 1) / unit;
+    if (units % 2 == 0) ++units;
+    return static_cast<int>(units * unit);
+  }
+  int64_t runs() const {
+    int frontier = 0, axes = 0;
+    run(true, &frontier, &axes);
+    int64_t count = 1;
+    for (int i = axes; i < rank; ++i) count *= extent[i];
+    return count;
+  }
+  int64_t shared_bytes() const { return runs() * pitch_bytes(); }
+};
+
+// The largest power of two from `smallest` to 16 that divides every one of `values` (in bytes).
+int widest_word(int smallest, std::initializer_list<int64_t> values, const int64_t* more, int count) {
+  int word = 16;
+  const auto divides_all = [&](int w) {
+    for (int64_t v : values)
+      if (v % w != 0) return false;
+    for (int k = 0; k < count; ++k)
+      if (more[k] % w != 0) return false;
+    return true;
+  };
+  while (word > smallest && !divides_all(word)) word /= 2;
+  return word;
+}
+
+}  // namespace
+
+bool make_packed_params(const detail::PermuteLayout& layout, PackedParams* params, std::string* why) {
+  const int n = layout.rank;
+  if (n < 2) {
+    if (why) *why = "it needs at least two axes (" + layout.describe() + ")";
+    return false;
+  }
+  Box box;
+  box.rank = n;
+  box.elem_size = layout.elem_size;
+  for (int i = 0; i < n; ++i) {
+    const detail::PermuteAxis& axis = layout[n - 1 - i];
+    box.size[i] = axis.size;
+    box.in_stride[i] = axis.in_stride;
+    box.out_stride[i] = axis.out_stride;
+    box.extent[i] = 1;
+  }
+  const auto order = layout.output_order();  // outermost first
+  for (int m = 0; m < n; ++m) box.out_order[m] = n - 1 - order[n - 1 - m];
+
+  // Grow the side whose run is shorter along its frontier (doubling, up to the whole axis), while
+  // the box fits in shared memory and has at most kMaxBoxAxes axes. A side whose run cannot grow
+  // (an axis not packed onto it, or the box full) stops; the other goes on.
+  bool side_done[2] = {false, false};
+  for (;;) {
+    int frontier[2], axes[2];
+    const int64_t length[2] = {box.run(true, &frontier[0], &axes[0]), box.run(false, &frontier[1], &axes[1])};
+    int side = -1;
+    for (int s = 0; s < 2; ++s)
+      if (!side_done[s] && frontier[s] >= 0 && (side < 0 || length[s] < length[side])) side = s;
+    if (side < 0) break;
+    const int i = frontier[side];
+    const int64_t before = box.extent[i];
+    box.extent[i] = std::min(box.size[i], std::max<int64_t>(2, before * 2));
+    if (box.shared_bytes() > kPackedSharedBytes || box.axes_in_box() > kMaxBoxAxes) {
+      box.extent[i] = before;
+      side_done[side] = true;
+    }
+  }
+  // Partial extents spread evenly over their tiles (300 in tiles of 100, not 128 + 128 + 44).
+  for (int i = 0; i < n; ++i)
+    if (box.extent[i] > 1 && box.extent[i] < box.size[i]) {
+      const int64_t tiles = (box.size[i] + box.extent[i] - 1) / box.extent[i];
+      box.extent[i] = (box.size[i] + tiles - 1) / tiles;
+    }
+
+  PackedParams p;
+  const int64_t e = layout.elem_size;
+  p.elem_size = layout.elem_size;
+  p.rank = n;
+  p.tiles = 1;
+  for (int i = 0; i < n; ++i) {
+    p.size[i] = box.size[i];
+    p.in_stride[i] = box.in_stride[i];
+    p.out_stride[i] = box.out_stride[i];
+    p.extent[i] = box.extent[i];
+    const int64_t tiles = (box.size[i] + box.extent[i] - 1) / box.extent[i];
+    p.tiles_along[i] = FastDivisor(tiles);
+    p.tiles *= tiles;
+    p.box_of[i] = -1;
+    if (box.extent[i] > 1) {
+      p.box_of[i] = p.box_axes;
+      p.box_axis[p.box_axes++] = i;
+    }
+  }
+  // Loads. Runs are the box's first in_run_axes axes (the input-innermost ones, packed).
+  int frontier = 0;
+  p.in_run_elements = static_cast<int>(box.run(true, &frontier, &p.in_run_axes));
+  p.pitch = box.pitch_bytes();
+  int smem = p.pitch;
+  int64_t strides[2 * kMaxAxes];
+  int stride_count = 0;
+  for (int b = p.in_run_axes; b < p.box_axes; ++b) {
+    const int i = p.box_axis[b];
+    p.in_outer[p.in_outer_axes++] = {TileDivisor(static_cast<int>(box.extent[i])), b, smem, box.in_stride[i]};
+    smem *= static_cast<int>(box.extent[i]);
+  }
+  p.in_runs = smem / p.pitch;
+  // The input word divides the run and the strides of the other axes, so that every run starts on
+  // a word (the pointer is checked at launch); without a run (innermost axis strided), one element.
+  for (int i = p.in_run_axes; i < n; ++i) strides[stride_count++] = box.in_stride[i] * e;
+  p.in_word = p.in_run_axes == 0 ? static_cast<int>(e)
+                                 : widest_word(static_cast<int>(e), {p.in_run_elements * e}, strides, stride_count);
+  for (int w = static_cast<int>(e); w <= p.in_word; w *= 2)
+    p.in_words_per_run[log2_word(w)] = TileDivisor(static_cast<int>(p.in_run_elements * e / w));
+
+  // Stores. Shared-memory step of each box axis: in the run, the elements inside before it; else
+  // its in_outer step.
+  int smem_step[kMaxBoxAxes] = {};
+  int inner = static_cast<int>(e);
+  for (int b = 0; b < p.in_run_axes; ++b) {
+    smem_step[b] = inner;
+    inner *= static_cast<int>(box.extent[p.box_axis[b]]);
+  }
+  for (int k = 0; k < p.in_outer_axes; ++k) smem_step[p.in_outer[k].box] = p.in_outer[k].smem;
+  int out_axes = 0;
+  p.out_run_elements = static_cast<int>(box.run(false, &frontier, &out_axes));
+  bool in_out_run[kMaxAxes] = {};
+  for (int m = 0; m < out_axes; ++m) {
+    const int i = box.out_order[m];
+    const int b = p.box_of[i];
+    p.out_run[p.out_run_axes++] = {TileDivisor(static_cast<int>(box.extent[i])), b, smem_step[b], 1};
+    in_out_run[i] = true;
+  }
+  for (int m = 0; m < n; ++m) {
+    const int i = box.out_order[m];
+    if (p.box_of[i] < 0 || in_out_run[i]) continue;
+    const int b = p.box_of[i];
+    p.out_outer[p.out_outer_axes++] = {TileDivisor(static_cast<int>(box.extent[i])), b, smem_step[b], box.out_stride[i]};
+  }
+  p.out_runs = 1;
+  for (int k = 0; k < p.out_outer_axes; ++k) p.out_runs *= p.out_outer[k].extent.divisor();
+  // The output word: 4 bytes for 1- and 2-byte elements (each thread gathers 2 or 4 elements from
+  // shared memory), else one element; narrower where the run or the strides are not multiples.
+  stride_count = 0;
+  for (int i = 0; i < n; ++i)
+    if (!in_out_run[i]) strides[stride_count++] = box.out_stride[i] * e;
+  p.out_word = out_axes == 0 ? static_cast<int>(e)
+                             : std::min<int>(std::max<int>(4, static_cast<int>(e)),
+                                             widest_word(static_cast<int>(e), {p.out_run_elements * e}, strides,
+                                                         stride_count));
+  for (int w = static_cast<int>(e); w <= p.out_word; w *= 2)
+    p.out_words_per_run[log2_word(w)] = TileDivisor(static_cast<int>(p.out_run_elements * e / w));
   *params = p;
   return true;
 }

@@ -7,6 +7,7 @@
 // and every division by a size is a FastDivisor (multiply-high and shift).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -165,6 +166,13 @@ struct TiledParams {
   // the aligned vectors do not apply, stores write the aligned vectors inside each run and its
   // ends element by element (TiledAgent::store_shifted).
   bool out_shifted = false;
+
+  // The shorter of a full tile's input run (a tile row) and output run (a tile column), in bytes.
+  int64_t shorter_run_bytes() const {
+    const int64_t in_run = col_in_stride == 1 ? std::min(cols, int64_t{1} << log2_tile_cols) : 1;
+    const int64_t out_run = row_out_stride == 1 ? std::min(rows, int64_t{1} << log2_tile_rows) : 1;
+    return std::min(in_run, out_run) * elem_size;
+  }
 };
 
 // Whether tiled runs `layout` (the input's and the output's innermost axes differ); if so fills
@@ -219,6 +227,112 @@ XPOSE_HOST_DEVICE inline int64_t col_out_offset(const TiledParams& p, int64_t co
     col = next;
   }
   return offset;
+}
+
+// ---------------------------------------------------------------------------------------------
+// packed: a tile is a box over several axes, each taken whole or in part, chosen so that its
+// input runs (the box's input-innermost axes, packed) and its output runs (its output-innermost
+// axes) are both long however short each axis is. Rows and columns of `tiled` are the special
+// case of disjoint axes; here an axis may serve both sides (dims (.., 6, 3) -> (.., 3, 6, ..): the
+// 18 bytes of the two short axes are contiguous on both sides, and the box extends them with the
+// next axes of each side). Shared memory holds the box in input order, one input run per pitch:
+// loads copy runs in words of up to 16 bytes, stores gather each output word element by element.
+using detail::TileDivisor;
+constexpr int kPackedSharedBytes = 16384;
+constexpr int kPackedThreads = 256;
+constexpr int kMaxBoxAxes = 8;
+
+// One box axis as one walk sees it.
+struct PackedStep {
+  TileDivisor extent;  // the box's extent along the axis
+  int box = 0;         // index of the axis in PackedParams::box_axis
+  int smem = 0;        // bytes in shared memory per step
+  int64_t global = 0;  // elements in global memory per step (the input or output stride)
+};
+
+struct PackedParams {
+  int elem_size = 0;
+  // Every axis of the layout, input order, innermost first: the box's extent along it (1 for an
+  // axis outside the box) and the tiles along it.
+  int rank = 0;
+  int64_t size[kMaxAxes] = {};
+  int64_t in_stride[kMaxAxes] = {}, out_stride[kMaxAxes] = {};
+  int64_t extent[kMaxAxes] = {};
+  FastDivisor tiles_along[kMaxAxes];
+  int box_of[kMaxAxes] = {};  // index in box_axis, or -1
+  int64_t tiles = 0;
+  // The box: axes of extent >= 2, input order, innermost first.
+  int box_axes = 0;
+  int box_axis[kMaxBoxAxes] = {};
+  // Loads: an input run is the box's input-innermost axes that are contiguous in the input
+  // (in_run_axes of them; all but the last whole), in_run_elements long in a full tile; the runs
+  // are numbered by the other box axes (in_outer) and run j starts at byte j * pitch of the tile.
+  int in_run_axes = 0;
+  int in_run_elements = 1;
+  int pitch = 0;
+  int in_outer_axes = 0;
+  PackedStep in_outer[kMaxBoxAxes];
+  int in_runs = 1;
+  int in_word = 1;                 // bytes per global load (a power of two, 1 to 16)
+  // Words per run for each word size 2^w up to in_word (the launch lowers the word for a pointer
+  // not aligned to it).
+  TileDivisor in_words_per_run[5];
+  // Stores: an output run is the box's output-innermost axes contiguous in the output (out_run,
+  // innermost first), out_run_elements long in a full tile; the runs are numbered by the other box
+  // axes (out_outer, output order). Each thread writes out_word bytes of one run.
+  int out_run_axes = 0;
+  PackedStep out_run[kMaxBoxAxes];
+  int out_run_elements = 1;
+  int out_outer_axes = 0;
+  PackedStep out_outer[kMaxBoxAxes];
+  int out_runs = 1;
+  int out_word = 1;
+  TileDivisor out_words_per_run[5];  // likewise
+
+  // The shorter of the input and output runs of a full tile, in bytes (the kernel choice).
+  int64_t shorter_run_bytes() const {
+    return int64_t{in_run_elements < out_run_elements ? in_run_elements : out_run_elements} * elem_size;
+  }
+};
+
+// Whether packed runs `layout` (rank >= 2); if so fills `params`, else says why.
+bool make_packed_params(const detail::PermuteLayout& layout, PackedParams* params, std::string* why);
+
+// The widest power of two from `smallest` to `word` that `pointer` is aligned to: the packed
+// kernel's load and store words for the pointers of one launch.
+inline int aligned_word(const void* pointer, int word, int smallest) {
+  while (word > smallest && reinterpret_cast<uintptr_t>(pointer) % static_cast<uintptr_t>(word) != 0) word /= 2;
+  return word;
+}
+
+// log2 of a word size (1 to 16 bytes).
+XPOSE_HOST_DEVICE constexpr int log2_word(int word) { return word >= 16 ? 4 : word >= 8 ? 3 : word >= 4 ? 2 : word >= 2 ? 1 : 0; }
+
+// One tile of the packed kernel: where it starts on each side and its extent along each box axis
+// (edge tiles are smaller).
+struct PackedTile {
+  int64_t in_base = 0, out_base = 0;
+  int extent[kMaxBoxAxes] = {};
+  int in_run_elements = 0, out_run_elements = 0;  // this tile's run lengths
+};
+
+XPOSE_HOST_DEVICE inline PackedTile packed_tile(const PackedParams& p, int64_t tile) {
+  PackedTile t;
+  for (int b = 0; b < p.box_axes; ++b) t.extent[b] = static_cast<int>(p.extent[p.box_axis[b]]);
+  for (int k = 0; k < p.rank; ++k) {
+    if (p.tiles_along[k].divisor() == 1) continue;
+    int64_t next = 0;
+    const int64_t origin = p.tiles_along[k].divide_remainder(tile, &next) * p.extent[k];
+    tile = next;
+    t.in_base += origin * p.in_stride[k];
+    t.out_base += origin * p.out_stride[k];
+    if (p.box_of[k] >= 0 && p.size[k] - origin < p.extent[k]) t.extent[p.box_of[k]] = static_cast<int>(p.size[k] - origin);
+  }
+  t.in_run_elements = 1;
+  for (int i = 0; i < p.in_run_axes; ++i) t.in_run_elements *= t.extent[i];  // the input-innermost box axes
+  t.out_run_elements = 1;
+  for (int i = 0; i < p.out_run_axes; ++i) t.out_run_elements *= t.extent[p.out_run[i].box];
+  return t;
 }
 
 }  // namespace xpose::cuda

@@ -136,7 +136,11 @@ TEST(PermuteLayout, GpuChoiceFollowsTheRule) {
   EXPECT_EQ(chosen({{75, 96, 75, 96}, {3, 0, 2, 1}, {}, {}}, DType::f64), "tiled");
   EXPECT_EQ(chosen({{15, 15, 32, 15, 32, 16}, {4, 1, 0, 3, 2, 5}, {}, {}}, DType::u8), "tiled|gather");
   EXPECT_EQ(chosen({{400, 300, 4}, {1, 0, 2}, {}, {}}, DType::f32), "transpose2d:tile|gather");
-  EXPECT_EQ(chosen({{4, 5, 6}, {1, 0, 2}, {80, 16, 2}, {}}, DType::f32), "naive");
+  // Short runs: packed, whose box joins short axes into long runs on both sides.
+  EXPECT_EQ(chosen({{6, 59, 20, 197, 6, 6, 3}, {4, 3, 0, 1, 2, 6, 5}, {}, {}}, DType::u8), "packed");
+  EXPECT_EQ(chosen({{5, 31, 6, 3, 1599, 5, 25}, {4, 5, 3, 0, 2, 1, 6}, {}, {}}, DType::u8), "packed");
+  EXPECT_EQ(chosen({{4, 5, 6}, {1, 0, 2}, {80, 16, 2}, {}}, DType::f32), "packed");  // no input run
+  EXPECT_EQ(chosen({{50}, {0}, {3}, {}}, DType::f32), "naive");                      // a strided copy
 }
 
 TEST(PermuteLayout, FastDivisionIsExact) {

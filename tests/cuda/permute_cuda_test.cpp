@@ -254,6 +254,23 @@ TEST(PermuteCuda, TiledShiftedFormsMatchReference) {
   }
 }
 
+// Short axes on both sides (the packed kernel's layouts): "auto" against the reference, with
+// pointers off the load and store words.
+TEST(PermuteCuda, ShortAxesMatchReference) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const std::vector<Permutation> cases{{{6, 9, 20, 37, 6, 6, 3}, {4, 3, 0, 1, 2, 6, 5}, {}, {}},
+                                       {{5, 31, 6, 3, 99, 5, 25}, {4, 5, 3, 0, 2, 1, 6}, {}, {}},
+                                       {{13, 4, 3, 6, 3, 46, 14, 7}, {4, 0, 1, 5, 6, 3, 7, 2}, {}, {}},
+                                       {{5, 40, 14, 21, 22, 5, 2, 2}, {6, 7, 3, 1, 0, 5, 4, 2}, {}, {}},
+                                       {{3, 30542, 6, 14, 4}, {0, 3, 2, 1, 4}, {}, {}}};
+  for (const Permutation& p : cases)
+    for (DType type : xpose_test::one_dtype_per_size()) {
+      const std::size_t e = xpose::size_of(type);
+      expect_permutes("auto", p, type);
+      expect_permutes("auto", p, type, e % 16, 3 * e % 16);
+    }
+}
+
 // Input and output views that end exactly where their allocations end, so that an aligned
 // 16-byte access past a view's last element is an out-of-bounds access (compute-sanitizer
 // memcheck reports it); the input view also starts off 16 bytes.
@@ -284,7 +301,7 @@ void expect_permutes_in_exact_allocations(const std::string& kernel, const Permu
   cudaFree(d_out);
 }
 
-TEST(PermuteCuda, TiledViewsEndingAtTheirAllocationStayInside) {
+TEST(PermuteCuda, TiledAndPackedViewsEndingAtTheirAllocationStayInside) {
   SKIP_WITHOUT_CUDA_DEVICE();
   const std::vector<Permutation> cases{{{7, 65, 59, 7}, {0, 3, 2, 1}, {}, {}},
                                        {{5, 33, 47}, {0, 2, 1}, {}, {}},
@@ -294,7 +311,8 @@ TEST(PermuteCuda, TiledViewsEndingAtTheirAllocationStayInside) {
   for (const Permutation& p : cases)
     for (DType type : xpose_test::one_dtype_per_size())
       for (std::size_t misalign : {std::size_t{0}, xpose::size_of(type) % 16})
-        for (const char* kernel : {"tiled", "auto"}) expect_permutes_in_exact_allocations(kernel, p, type, misalign);
+        for (const char* kernel : {"tiled", "packed", "auto"})
+          expect_permutes_in_exact_allocations(kernel, p, type, misalign);
 }
 
 // Round trip through a permutation and its inverse, plus samples against the definition: index
@@ -318,7 +336,7 @@ TEST(PermuteCuda, MoreThan2To31ElementsRoundTrip) {
   ASSERT_TRUE(cuda_ok(cudaMalloc(&c, bytes), "cudaMalloc"));
   ASSERT_TRUE(cuda_ok(cudaMemcpy(a, host.data(), bytes, cudaMemcpyHostToDevice), "to device"));
   std::vector<uint16_t> back(static_cast<size_t>(elements));
-  for (const char* kernel : {"auto", "tiled", "naive"}) {
+  for (const char* kernel : {"auto", "tiled", "packed", "naive"}) {
     SCOPED_TRACE(kernel);
     xpose::Plan forward, inverse;
     ASSERT_EQ(xpose::Plan::create_permute(forward, {dims, perm, {}, {}}, DType::u16, Device::cuda, {kernel, 0}),

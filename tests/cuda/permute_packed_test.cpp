@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: Apache-2.0
+// The packed permute kernel (a tile over several short axes: PackedParams, PackedAgent), emulated
+// on the CPU thread by thread and compared with the reference: the box's geometry on the short-
+// axis layouts it is for, then random permutations of small odd extents at every element size,
+// strided views and pointers off the words. Needs no GPU (the kernel itself runs in
+// permute_cuda_test.cpp); here because it is the GPU build's code.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/permute_check.hpp"
+#include "core/permute_layout.hpp"
+#include "cuda/permute_packed.hpp"
+#include "cuda/permute_params.hpp"
+
+namespace {
+
+using xpose::DType;
+using xpose::Permutation;
+namespace cuda = xpose::cuda;
+
+cuda::PackedParams params_for(const Permutation& perm, DType type) {
+  cuda::PackedParams p;
+  EXPECT_TRUE(cuda::make_packed_params(xpose::detail::normalise(xpose_test::permute_problem_for(perm, type)), &p,
+                                       nullptr));
+  return p;
+}
+
+// Every thread of a block, phase by phase, tile by tile, with the words the launcher would pick
+// for these pointers.
+template <int Size>
+void emulate(const cuda::PackedParams& p, const uint8_t* in, uint8_t* out) {
+  alignas(16) static uint8_t box[cuda::kPackedSharedBytes];
+  std::memset(box, 0xCD, sizeof(box));  // stale shared memory must never reach the output
+  const int in_word = cuda::aligned_word(in, p.in_word, Size), out_word = cuda::aligned_word(out, p.out_word, Size);
+  for (int64_t t = 0; t < p.tiles; ++t) {
+    const cuda::PackedTile tile = cuda::packed_tile(p, t);
+    for (int thread = 0; thread < cuda::kPackedThreads; ++thread)
+      cuda::PackedAgent<Size>{p, thread, cuda::kPackedThreads, box}.load(tile, in, in_word);
+    for (int thread = 0; thread < cuda::kPackedThreads; ++thread)
+      cuda::PackedAgent<Size>{p, thread, cuda::kPackedThreads, box}.store(tile, out, out_word);
+  }
+}
+
+::testing::AssertionResult packed_matches(const Permutation& perm, DType type, std::size_t misalign_in = 0,
+                                          std::size_t misalign_out = 0) {
+  const auto problem = xpose_test::permute_problem_for(perm, type);
+  const xpose::detail::PermuteLayout layout = xpose::detail::normalise(problem);
+  cuda::PackedParams p;
+  std::string why;
+  if (layout.rank < 2) return ::testing::AssertionSuccess();  // a copy: not packed's
+  if (!cuda::make_packed_params(layout, &p, &why)) return ::testing::AssertionFailure() << why;
+  const auto input = xpose_test::make_permute_input(problem, misalign_in);
+  auto output = xpose_test::make_permute_output(problem, misalign_out);
+  const auto expected = xpose_test::expected_permute(input, output, problem);
+  switch (p.elem_size) {
+    case 1: emulate<1>(p, input.view(), output.view()); break;
+    case 2: emulate<2>(p, input.view(), output.view()); break;
+    case 4: emulate<4>(p, input.view(), output.view()); break;
+    case 8: emulate<8>(p, input.view(), output.view()); break;
+    default: emulate<16>(p, input.view(), output.view()); break;
+  }
+  auto result = xpose_test::permute_output_matches(output.data(), expected, output, problem);
+  if (!result) result << " (" << xpose_test::describe(perm, type) << " on " << layout.describe() << ")";
+  return result;
+}
+
+TEST(PermutePacked, BoxJoinsShortAxesIntoLongRunsOnBothSides) {
+  // (.., 6, 3) -> (.., 3, 6, ..): the two short axes are 18 contiguous bytes on both sides, and
+  // each side's run grows along its next axes (input: 6 then 197; output: 6 * 59 * 20 fused).
+  const cuda::PackedParams swap = params_for({{6, 59, 20, 197, 6, 6, 3}, {4, 3, 0, 1, 2, 6, 5}, {}, {}}, DType::u8);
+  EXPECT_GE(swap.in_run_elements, 108);
+  EXPECT_GE(swap.out_run_elements, 64);
+  EXPECT_LE(swap.in_runs * swap.pitch, cuda::kPackedSharedBytes);
+  EXPECT_EQ(swap.pitch % 4, 0);
+  EXPECT_EQ(swap.pitch / 4 % 2, 1);  // an odd number of shared-memory words
+  // A short innermost run that stays innermost (25 bytes) is joined with the next axes.
+  const cuda::PackedParams stays = params_for({{5, 31, 6, 3, 1599, 5, 25}, {4, 5, 3, 0, 2, 1, 6}, {}, {}}, DType::u8);
+  EXPECT_GE(stays.shorter_run_bytes(), 100);
+  // Words: the widest the runs and strides allow.
+  const cuda::PackedParams aligned = params_for({{64, 64, 16}, {1, 0, 2}, {}, {}}, DType::f32);
+  EXPECT_EQ(aligned.in_word, 16);
+  EXPECT_EQ(aligned.out_word, 4);
+  // An input whose innermost axis is strided has no input run: one element per load.
+  const cuda::PackedParams strided = params_for({{40, 30}, {1, 0}, {60, 2}, {}}, DType::f16);
+  EXPECT_EQ(strided.in_run_elements, 1);
+  EXPECT_EQ(strided.in_word, 2);
+  EXPECT_GE(strided.out_run_elements, 30);
+}
+
+TEST(PermutePacked, ShortAxesEveryElementSize) {
+  const std::vector<Permutation> cases{
+      {{6, 5, 20, 19, 6, 6, 3}, {4, 3, 0, 1, 2, 6, 5}, {}, {}},
+      {{5, 3, 6, 3, 15, 5, 25}, {4, 5, 3, 0, 2, 1, 6}, {}, {}},
+      {{13, 4, 3, 6, 3, 8, 14, 7}, {4, 0, 1, 5, 6, 3, 7, 2}, {}, {}},
+      {{5, 5, 14, 21, 2, 5, 2, 2}, {6, 7, 3, 1, 0, 5, 4, 2}, {}, {}},
+      {{22, 19, 5, 9, 5, 4, 17}, {3, 0, 5, 2, 4, 1, 6}, {}, {}},
+      {{11, 4, 2, 3, 11, 7, 3, 6}, {3, 2, 6, 5, 4, 1, 7, 0}, {}, {}},
+      {{12, 72, 23, 17}, {1, 0, 2, 3}, {}, {}},
+      {{45, 9, 5, 77}, {0, 1, 3, 2}, {}, {}},
+      {{3, 300, 5}, {1, 2, 0}, {}, {}},
+      {{2, 3}, {1, 0}, {}, {}},
+      {{1000, 3}, {1, 0}, {}, {}},
+      {{3, 1000}, {1, 0}, {}, {}},
+      {{129, 131}, {1, 0}, {}, {}},
+  };
+  for (const Permutation& p : cases)
+    for (DType type : xpose_test::one_dtype_per_size()) EXPECT_TRUE(packed_matches(p, type));
+}
+
+TEST(PermutePacked, RandomPermutationsOfSmallOddExtents) {
+  std::mt19937_64 rng(33);
+  for (int trial = 0; trial < 60; ++trial) {
+    const int rank = 3 + static_cast<int>(rng() % 6);
+    std::vector<int64_t> dims(rank);
+    int64_t elements = 1;
+    for (auto& d : dims) {
+      d = 1 + static_cast<int64_t>(rng() % 9);
+      elements *= d;
+    }
+    if (elements > 300000) continue;
+    const Permutation p{dims, xpose_test::random_perm(rank, rng), {}, {}};
+    const DType type = xpose_test::one_dtype_per_size()[trial % 5];
+    EXPECT_TRUE(packed_matches(p, type));
+  }
+}
+
+TEST(PermutePacked, StridedViewsAndPointersOffTheWords) {
+  for (DType type : xpose_test::one_dtype_per_size()) {
+    const std::size_t e = xpose::size_of(type);
+    // A slice of a larger tensor (rows of 89 inside 108), a strided innermost axis, padded output.
+    EXPECT_TRUE(packed_matches({{15, 6, 4, 89}, {3, 1, 0, 2}, {2592, 432, 108, 1}, {}}, type));
+    EXPECT_TRUE(packed_matches({{9, 7, 5}, {2, 0, 1}, {120, 15, 3}, {}}, type));
+    EXPECT_TRUE(packed_matches({{7, 6, 5, 3}, {0, 3, 2, 1}, {}, {200, 40, 7, 1}}, type));
+    for (std::size_t in : {std::size_t{0}, e, 3 * e % 16})
+      for (std::size_t out : {std::size_t{0}, e, 5 * e % 16})
+        EXPECT_TRUE(packed_matches({{6, 11, 8, 4, 3}, {2, 0, 4, 3, 1}, {}, {}}, type, in, out));
+  }
+}
+
+}  // namespace
