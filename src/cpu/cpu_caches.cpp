@@ -42,6 +42,23 @@ int64_t from_sysfs(int level) {
   return best;
 }
 
+// Associativity of cpu0's level-1 data cache in sysfs; 0 if not reported.
+int l1d_ways_from_sysfs() {
+  for (int index = 0; index < 16; ++index) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
+    std::ifstream level_file(dir + "/level"), type_file(dir + "/type"),
+        ways_file(dir + "/ways_of_associativity");
+    if (!level_file) break;
+    int level = 0, ways = 0;
+    std::string type;
+    level_file >> level;
+    type_file >> type;
+    ways_file >> ways;
+    if (level == 1 && type == "Data" && ways > 0) return ways;
+  }
+  return 0;
+}
+
 int64_t cache_bytes(int level, [[maybe_unused]] int sysconf_name) {
   const int64_t reported = from_sysconf(sysconf_name);
   return reported > 0 ? reported : from_sysfs(level);
@@ -55,8 +72,15 @@ CpuCaches read_caches() {
 #else
   const int64_t l1 = from_sysfs(1), l2 = from_sysfs(2), l3 = from_sysfs(3);
 #endif
+#if defined(_SC_LEVEL1_DCACHE_ASSOC)
+  int ways = static_cast<int>(from_sysconf(_SC_LEVEL1_DCACHE_ASSOC));
+#else
+  int ways = 0;
+#endif
+  if (ways <= 0) ways = l1d_ways_from_sysfs();
   CpuCaches caches;
   caches.l1d_bytes = l1 > 0 ? l1 : int64_t{32} << 10;
+  caches.l1d_ways = ways > 0 ? ways : 8;
   const int64_t last = std::max(l2, l3);
   caches.last_level_bytes = last > 0 ? last : int64_t{8} << 20;
   return caches;
