@@ -4,7 +4,6 @@
 // linker for a caller in baseline code.
 #include "cpu/transpose_tiles_avx2.hpp"
 
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -276,7 +275,6 @@ enum class TilePhase { start, put, join };
 template <int kEdge>
 struct PlainLines {
   static constexpr bool kJoinsStrips = false;
-  static constexpr int kBatch = 1;
   unsigned char* row0 = nullptr;  // output row of the first line of the column of tiles
   int64_t ld = 0;
   void begin(unsigned char* first_row, int64_t ld_out, bool) { row0 = first_row, ld = ld_out; }
@@ -292,40 +290,34 @@ struct PlainLines {
 
 // Every output line 64-byte aligned: tiles are transposed into a copy in L1, then each line is
 // streamed by two back-to-back stores. (Streaming the halves straight from the transpose, as they
-// are made, ran 5 to 15% slower on Zen 3: f32 8192^2, c128 4096^2.) One-byte tiles write 64 output
-// rows each, so the lines of one output row would reach memory a whole visit apart; the copy
-// holds kBatch tiles of the column (the walk takes them one after the other) and each output row
-// gets their kBatch lines back to back (Zen 3, u8 8192^2: 29-32 -> 37-38% of the stream copy,
-// 16384^2 29 -> 33%; for u16 and f64 it lost 5 to 10 points, so they keep one tile).
+// are made, ran 5 to 15% slower on Zen 3: f32 8192^2, c128 4096^2.) The copy holds kBatch tiles
+// of the column, so that each output row gets kBatch lines (256 bytes) back to back, as each
+// input row gives 256 bytes per visit: one tile wrote one line to each of its output rows, and the
+// next line of that row came a visit later (Zen 3, % of the stream copy: f32 8192^2 39 -> 49,
+// u8 16384^2 29 -> 35, u8 8192^2 29-32 -> 35-38; f64, c128, u16 and the tall f32 within noise).
 template <int kEdge>
 struct StreamAlignedLines {
   static constexpr bool kJoinsStrips = false;
-  static constexpr int kBatch = kEdge == 64 ? 4 : 1;
+  static constexpr int kBatch = 4;
   unsigned char* row0 = nullptr;
   int64_t ld = 0;
   int count = 0;         // tiles held
   int64_t first_at = 0;  // output offset of the first
+  Line held[kBatch][kEdge];
   void begin(unsigned char* first_row, int64_t ld_out, bool) {
     row0 = first_row, ld = ld_out, count = 0;
-  }
-  // One copy per thread, shared by the writers of a visit: the walk finishes each column's tiles
-  // of a visit before the next column's.
-  static Line (&held())[kBatch][kEdge] {
-    alignas(64) static thread_local Line lines[kBatch][kEdge];
-    return lines;
   }
   template <int ElemSize>
   void tile(TilePhase, int64_t at, const unsigned char* src, int64_t ld_in) {
     if (count == 0) first_at = at;
-    Line* lines = held()[count];
+    Line* lines = held[count];
     TileTranspose<ElemSize>::run(src, ld_in,
                                  [lines](int q, int h, __m256i v) { half(lines[q], h) = v; });
     if (++count == kBatch) finish();
   }
   void finish() {
-    Line(&lines)[kBatch][kEdge] = held();
     for (int q = 0; q < kEdge; ++q)
-      for (int b = 0; b < count; ++b) stream_line(row0 + q * ld + first_at + 64 * b, lines[b][q]);
+      for (int b = 0; b < count; ++b) stream_line(row0 + q * ld + first_at + 64 * b, held[b][q]);
     count = 0;
   }
 };
@@ -338,7 +330,6 @@ struct StreamAlignedLines {
 template <int kEdge>
 struct StreamShiftedLines {
   static constexpr bool kJoinsStrips = true;
-  static constexpr int kBatch = 1;
   unsigned char* row0 = nullptr;
   int64_t ld = 0;
   bool head_written_above = false;
@@ -401,7 +392,6 @@ template <int ElemSize, template <int> class Lines, int kWide>
 void transpose_tiles(const TileRegion r, const StripJoins joins, int prefetch_tiles) {
   constexpr int64_t kEdge = 64 / ElemSize;
   constexpr int64_t kStep = kWide * kEdge;  // columns per visit
-  constexpr int64_t kTall = Lines<kEdge>::kBatch;  // tile rows per visit
   const unsigned char* const in = r.in;
   const int64_t ld_in = r.ld_in, row_begin = r.row_begin, row_end = r.row_end;
   const bool join_below = Lines<kEdge>::kJoinsStrips && joins.complete_below;
@@ -412,26 +402,17 @@ void transpose_tiles(const TileRegion r, const StripJoins joins, int prefetch_ti
     Lines<kEdge> lines[kWide];
     for (int w = 0; w < kWide; ++w)
       lines[w].begin(r.out + (j + w * kEdge) * r.ld_out, r.ld_out, joins.head_written_above);
-    // A visit is kTall tile rows of kWide tiles; each column's kTall tiles go to its writer one
-    // after the other.
-    for (int64_t i0 = row_begin; i0 < walk_end; i0 += kTall * kEdge) {
-      const int64_t i1 = std::min(walk_end, i0 + kTall * kEdge);
-      for (int64_t i = i0; i < i1; i += kEdge) {
-        int64_t pi = i + ahead, pj = j;
-        if (pi >= walk_end) pi += row_begin - walk_end, pj += kStep;
-        if (pj < wide_end && pi < walk_end)
-          for (int w = 0; w < kWide; ++w)
-            prefetch_tile<ElemSize>(in + pi * ld_in + (pj + w * kEdge) * ElemSize, ld_in);
-      }
-      for (int w = 0; w < kWide; ++w) {
-        for (int64_t i = i0; i < i1; i += kEdge) {
-          const TilePhase phase =
-              i == row_begin ? TilePhase::start : i < row_end ? TilePhase::put : TilePhase::join;
-          lines[w].template tile<ElemSize>(phase, i * ElemSize,
-                                           in + i * ld_in + (j + w * kEdge) * ElemSize, ld_in);
-        }
-        if constexpr (kTall > 1) lines[w].finish();  // a visit's tiles, even at the strip's end
-      }
+    for (int64_t i = row_begin; i < walk_end; i += kEdge) {
+      int64_t pi = i + ahead, pj = j;
+      if (pi >= walk_end) pi += row_begin - walk_end, pj += kStep;
+      if (pj < wide_end && pi < walk_end)
+        for (int w = 0; w < kWide; ++w)
+          prefetch_tile<ElemSize>(in + pi * ld_in + (pj + w * kEdge) * ElemSize, ld_in);
+      const TilePhase phase =
+          i == row_begin ? TilePhase::start : i < row_end ? TilePhase::put : TilePhase::join;
+      for (int w = 0; w < kWide; ++w)
+        lines[w].template tile<ElemSize>(phase, i * ElemSize,
+                                         in + i * ld_in + (j + w * kEdge) * ElemSize, ld_in);
     }
     if (!join_below)
       for (int w = 0; w < kWide; ++w) lines[w].finish();
