@@ -323,54 +323,70 @@ struct StreamAlignedLines {
 };
 
 // Rows whose runs start `head` bytes before a 64-byte boundary (0 <= head < 64, per row). Each
-// row keeps its previous tile's line and the current one side by side in 128 bytes of L1; the
-// aligned line that straddles them is the 64 bytes from `head` on, read back unaligned and
-// streamed (AVX2 has no two-source byte permute). Partial lines at the matrix's edges are
-// written with ordinary stores; between strips, the join writes the straddling line whole.
+// row keeps its previous tile's line and the next kBatch tiles' lines side by side in L1; the
+// aligned lines that straddle them are read back unaligned from `head` on and streamed (AVX2 has
+// no two-source byte permute), kBatch lines per output row back to back as in StreamAlignedLines.
+// Partial lines at the matrix's edges are written with ordinary stores; between strips, the join
+// (the first tile of the strip below) completes the straddling line.
 template <int kEdge>
 struct StreamShiftedLines {
   static constexpr bool kJoinsStrips = true;
+  static constexpr int kBatch = 4;
   unsigned char* row0 = nullptr;
   int64_t ld = 0;
   bool head_written_above = false;
-  int64_t last_at = 0;
+  bool have_previous = false;  // slot 0 holds the line before slot 1's
+  int count = 0;               // tiles in slots 1 to count
+  int64_t first_at = 0;        // output offset of slot 1's tile
   unsigned char head[kEdge] = {};
-  alignas(64) unsigned char pair[kEdge][128];  // [0, 64): previous line, [64, 128): current
+  alignas(64) unsigned char held[kEdge][64 * (kBatch + 1)];  // slot 0: previous line; 1..: tiles
 
   void begin(unsigned char* first_row, int64_t ld_out, bool head_above) {
     row0 = first_row, ld = ld_out, head_written_above = head_above;
+    have_previous = false, count = 0;
   }
 
   template <int ElemSize>
   void tile(TilePhase phase, int64_t at, const unsigned char* src, int64_t ld_in) {
-    // The tile goes to the current halves of the pairs; what was current becomes previous.
-    if (phase != TilePhase::start)
-      for (int q = 0; q < kEdge; ++q) store_line(pair[q], load_line(pair[q] + 64));
-    TileTranspose<ElemSize>::run(src, ld_in, [this](int q, int h, __m256i v) {
-      _mm256_store_si256(reinterpret_cast<__m256i*>(pair[q] + 64 + 32 * h), v);
+    if (count == 0) first_at = at;
+    unsigned char* const slot = &held[0][0] + 64 * (count + 1);
+    TileTranspose<ElemSize>::run(src, ld_in, [slot](int q, int h, __m256i v) {
+      _mm256_store_si256(reinterpret_cast<__m256i*>(slot + q * sizeof(held[0]) + 32 * h), v);
     });
+    ++count;
     if (phase == TilePhase::start) {
       for (int q = 0; q < kEdge; ++q) {
         unsigned char* run = row0 + q * ld + at;
         head[q] = static_cast<unsigned char>(-reinterpret_cast<uintptr_t>(run) & 63);
-        if (head[q] != 0 && !head_written_above) std::memcpy(run, pair[q] + 64, head[q]);
+        if (head[q] != 0 && !head_written_above) std::memcpy(run, held[q] + 64, head[q]);
       }
-    } else {
-      // The lines that straddle the previous tile and this one.
-      for (int q = 0; q < kEdge; ++q)
-        stream_line(row0 + q * ld + at - 64 + head[q], load_line(pair[q] + head[q]));
     }
-    last_at = at;
+    if (count == kBatch || phase == TilePhase::join) flush();
+  }
+
+  // Streams the lines that straddle the held tiles (and the previous line), then keeps the last
+  // tile's line as the previous one.
+  void flush() {
+    const int first = have_previous ? 1 : 2;
+    for (int q = 0; q < kEdge; ++q) {
+      unsigned char* out = row0 + q * ld + first_at - 64 + head[q];
+      for (int k = first; k <= count; ++k)
+        stream_line(out + 64 * (k - 1), load_line(held[q] + 64 * (k - 1) + head[q]));
+      store_line(held[q], load_line(held[q] + 64 * count));
+    }
+    first_at += 64 * count;
+    have_previous = true, count = 0;
   }
 
   // What is left of the last tile: a whole aligned line where head is 0, else ordinary stores.
   void finish() {
+    if (count > 0) flush();
     for (int q = 0; q < kEdge; ++q) {
-      unsigned char* run = row0 + q * ld + last_at;
+      unsigned char* run = row0 + q * ld + first_at - 64;
       if (head[q] == 0)
-        stream_line(run, load_line(pair[q] + 64));
+        stream_line(run, load_line(held[q]));
       else
-        std::memcpy(run + head[q], pair[q] + 64 + head[q], static_cast<std::size_t>(64 - head[q]));
+        std::memcpy(run + head[q], held[q] + head[q], static_cast<std::size_t>(64 - head[q]));
     }
   }
 };
