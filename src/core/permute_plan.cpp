@@ -14,10 +14,13 @@ namespace {
 // microseconds (the same threshold as the 2D choice in cpu/cpu_kernels.cpp).
 constexpr int64_t kCpuThreadedFromBytes = int64_t{1} << 20;
 
-// GPU: runs shorter than this (bytes) waste most of each 32-byte sector and of the DRAM bursts
-// behind it; packed, which makes both runs long, replaces tiled or gather there when its own
-// shorter run is longer.
-constexpr int64_t kShortRunBytes = 64;
+// GPU: packed (a box whose input and output runs are both long, at the price of index arithmetic
+// per element) replaces tiled when tiled's shorter run is under one 32-byte sector, and gather
+// when its runs are under 128 bytes, if packed's own shorter run is longer. On 21 short-axis
+// permutes x u8/f16/f32 on an H100 (docs/permute.md) that picked the faster kernel in 19 of 20
+// tiled-or-packed cases: tiled's sector-long runs (8 f32) beat packed, shorter ones lost to it.
+constexpr int64_t kTiledShortRunBytes = 32;
+constexpr int64_t kGatherShortRunBytes = 128;
 
 bool try_kernel(Device device, const char* name, const PermuteProblem& problem,
                 const PermuteLayout& layout, PreparedPermute* prepared) {
@@ -54,9 +57,11 @@ void choose_permute_kernel(Device device, const PermuteProblem& problem, const P
   }
   bool chosen = try_kernel(device, "transpose2d", problem, work, primary);
   if (!chosen) {
-    chosen = try_kernel(device, "tiled", problem, work, primary) || try_kernel(device, "gather", problem, work, primary);
+    const bool tiled = try_kernel(device, "tiled", problem, work, primary);
+    chosen = tiled || try_kernel(device, "gather", problem, work, primary);
+    const int64_t short_run = tiled ? kTiledShortRunBytes : kGatherShortRunBytes;
     PreparedPermute packed;
-    if ((!chosen || primary->shorter_run_bytes < kShortRunBytes) && try_kernel(device, "packed", problem, work, &packed) &&
+    if ((!chosen || primary->shorter_run_bytes < short_run) && try_kernel(device, "packed", problem, work, &packed) &&
         (!chosen || packed.shorter_run_bytes > primary->shorter_run_bytes)) {
       *primary = std::move(packed);
       chosen = true;

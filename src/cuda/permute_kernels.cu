@@ -48,8 +48,30 @@ __global__ void __launch_bounds__(kTiledThreads, ShiftedStores ? 4 : 5)
   }
 }
 
-// One tile (a box of several axes, cuda/permute_packed.hpp) per block and step; thread 0 finds
-// where the tile lies, then the block loads its input runs and stores its output runs.
+// Where tile `t` lies, found by the first warp with one lane per axis (packed_tile_axis), the
+// offsets summed over the lanes: one thread walking the axes with 64-bit divisions kept the whole
+// block waiting at the barrier that follows.
+__device__ void find_packed_tile(const PackedParams& p, int64_t t, PackedTile* tile) {
+  const int lane = static_cast<int>(threadIdx.x);
+  int64_t in_offset = 0, out_offset = 0;
+  if (lane < p.rank) {
+    const int extent = packed_tile_axis(p, t, lane, &in_offset, &out_offset);
+    if (p.box_of[lane] >= 0) tile->extent[p.box_of[lane]] = extent;
+  }
+  for (int shift = 16; shift > 0; shift /= 2) {
+    in_offset += __shfl_xor_sync(0xFFFFFFFFu, in_offset, shift);
+    out_offset += __shfl_xor_sync(0xFFFFFFFFu, out_offset, shift);
+  }
+  __syncwarp();
+  if (lane == 0) {
+    tile->in_base = in_offset;
+    tile->out_base = out_offset;
+    packed_tile_runs(p, tile);
+  }
+}
+
+// One tile (a box of several axes, cuda/permute_packed.hpp) per block and step: the first warp
+// finds where it lies, then the block loads its input runs and stores its output runs.
 template <int Size>
 __global__ void __launch_bounds__(kPackedThreads)
     permute_packed_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out,
@@ -58,7 +80,7 @@ __global__ void __launch_bounds__(kPackedThreads)
   __shared__ PackedTile tile;
   const PackedAgent<Size> agent{p, static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x), box};
   for (int64_t t = blockIdx.x; t < p.tiles; t += gridDim.x) {
-    if (threadIdx.x == 0) tile = packed_tile(p, t);
+    if (threadIdx.x < 32) find_packed_tile(p, t, &tile);
     __syncthreads();
     agent.load(tile, in, in_word);
     __syncthreads();

@@ -56,7 +56,7 @@ struct PackedAgent {
   // round trips long.
   template <int Word>
   XPOSE_HOST_DEVICE void load_words(const PackedTile& t, const uint8_t* in) const {
-    constexpr int kInFlight = 4;
+    constexpr int kInFlight = 1;
     const TileDivisor& words_per_run = p.in_words_per_run[log2_word(Word)];
     const int items = p.in_runs * words_per_run.divisor();
     const int run_bytes = t.in_run_elements * Size;

@@ -376,6 +376,7 @@ bool make_packed_params(const detail::PermuteLayout& layout, PackedParams* param
     p.extent[i] = box.extent[i];
     const int64_t tiles = (box.size[i] + box.extent[i] - 1) / box.extent[i];
     p.tiles_along[i] = FastDivisor(tiles);
+    p.tiles_inside[i] = FastDivisor(p.tiles);
     p.tiles *= tiles;
     p.box_of[i] = -1;
     if (box.extent[i] > 1) {

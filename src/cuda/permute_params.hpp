@@ -259,6 +259,7 @@ struct PackedParams {
   int64_t in_stride[kMaxAxes] = {}, out_stride[kMaxAxes] = {};
   int64_t extent[kMaxAxes] = {};
   FastDivisor tiles_along[kMaxAxes];
+  FastDivisor tiles_inside[kMaxAxes];  // tiles of the axes before it (a tile's index over them)
   int box_of[kMaxAxes] = {};  // index in box_axis, or -1
   int64_t tiles = 0;
   // The box: axes of extent >= 2, input order, innermost first.
@@ -316,22 +317,36 @@ struct PackedTile {
   int in_run_elements = 0, out_run_elements = 0;  // this tile's run lengths
 };
 
+// Where tile `tile` lies along axis k: its first element's offsets along the axis on both sides,
+// and its extent there (an edge tile's is smaller). Each axis independently, so that the kernel
+// finds a tile with one lane per axis.
+XPOSE_HOST_DEVICE inline int packed_tile_axis(const PackedParams& p, int64_t tile, int k, int64_t* in_offset,
+                                              int64_t* out_offset) {
+  int64_t ignored = 0;
+  const int64_t origin = p.tiles_along[k].divide_remainder(p.tiles_inside[k].divide(tile), &ignored) * p.extent[k];
+  *in_offset = origin * p.in_stride[k];
+  *out_offset = origin * p.out_stride[k];
+  return static_cast<int>(p.size[k] - origin < p.extent[k] ? p.size[k] - origin : p.extent[k]);
+}
+
+// The run lengths of a tile whose extents are known.
+XPOSE_HOST_DEVICE inline void packed_tile_runs(const PackedParams& p, PackedTile* t) {
+  t->in_run_elements = 1;
+  for (int i = 0; i < p.in_run_axes; ++i) t->in_run_elements *= t->extent[i];  // the input-innermost box axes
+  t->out_run_elements = 1;
+  for (int i = 0; i < p.out_run_axes; ++i) t->out_run_elements *= t->extent[p.out_run[i].box];
+}
+
 XPOSE_HOST_DEVICE inline PackedTile packed_tile(const PackedParams& p, int64_t tile) {
   PackedTile t;
-  for (int b = 0; b < p.box_axes; ++b) t.extent[b] = static_cast<int>(p.extent[p.box_axis[b]]);
   for (int k = 0; k < p.rank; ++k) {
-    if (p.tiles_along[k].divisor() == 1) continue;
-    int64_t next = 0;
-    const int64_t origin = p.tiles_along[k].divide_remainder(tile, &next) * p.extent[k];
-    tile = next;
-    t.in_base += origin * p.in_stride[k];
-    t.out_base += origin * p.out_stride[k];
-    if (p.box_of[k] >= 0 && p.size[k] - origin < p.extent[k]) t.extent[p.box_of[k]] = static_cast<int>(p.size[k] - origin);
+    int64_t in_offset = 0, out_offset = 0;
+    const int extent = packed_tile_axis(p, tile, k, &in_offset, &out_offset);
+    t.in_base += in_offset;
+    t.out_base += out_offset;
+    if (p.box_of[k] >= 0) t.extent[p.box_of[k]] = extent;
   }
-  t.in_run_elements = 1;
-  for (int i = 0; i < p.in_run_axes; ++i) t.in_run_elements *= t.extent[i];  // the input-innermost box axes
-  t.out_run_elements = 1;
-  for (int i = 0; i < p.out_run_axes; ++i) t.out_run_elements *= t.extent[p.out_run[i].box];
+  packed_tile_runs(p, &t);
   return t;
 }
 
