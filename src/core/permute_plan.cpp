@@ -16,11 +16,11 @@ constexpr int64_t kCpuThreadedFromBytes = int64_t{1} << 20;
 
 // GPU: packed (a box whose input and output runs are both long, at the price of index arithmetic
 // per element) replaces tiled when tiled's shorter run is under one 32-byte sector, and gather
-// when its runs are under 128 bytes, if packed's own shorter run is longer. On 21 short-axis
-// permutes x u8/f16/f32 on an H100 (docs/permute.md) that picked the faster kernel in 19 of 20
-// tiled-or-packed cases: tiled's sector-long runs (8 f32) beat packed, shorter ones lost to it.
+// when its runs are under two, if packed's own shorter run is longer. On short-axis permutes on
+// an H100 (docs/permute.md) tiled with sector-long runs (8 f32) beat packed, shorter ones lost to
+// it; gather with 64-byte runs ran at 95-98% of memcpy where packed ran at 45-63%.
 constexpr int64_t kTiledShortRunBytes = 32;
-constexpr int64_t kGatherShortRunBytes = 128;
+constexpr int64_t kGatherShortRunBytes = 64;
 
 bool try_kernel(Device device, const char* name, const PermuteProblem& problem,
                 const PermuteLayout& layout, PreparedPermute* prepared) {

@@ -139,6 +139,7 @@ TEST(PermuteLayout, GpuChoiceFollowsTheRule) {
   // Short runs: packed, whose box joins short axes into long runs on both sides.
   EXPECT_EQ(chosen({{6, 59, 20, 197, 6, 6, 3}, {4, 3, 0, 1, 2, 6, 5}, {}, {}}, DType::u8), "packed");
   EXPECT_EQ(chosen({{5, 31, 6, 3, 1599, 5, 25}, {4, 5, 3, 0, 2, 1, 6}, {}, {}}, DType::u8), "packed");
+  EXPECT_EQ(chosen({{27, 64, 577, 32}, {0, 2, 1, 3}, {}, {}}, DType::f16), "gather");  // 64-byte runs stay
   EXPECT_EQ(chosen({{4, 5, 6}, {1, 0, 2}, {80, 16, 2}, {}}, DType::f32), "packed");  // no input run
   EXPECT_EQ(chosen({{50}, {0}, {3}, {}}, DType::f32), "naive");                      // a strided copy
 }
