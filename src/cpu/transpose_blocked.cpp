@@ -25,9 +25,10 @@ struct TileTuning {
   int wide;  // AVX2: columns of tiles per row visit (see tile_tuning)
 };
 
-// The AVX2 walk (Zen 3) keeps strips of 8 tiles, runs of 512 B, for every element size: with
-// 2 KiB runs f64 8192^2 ran at 44-50% of the stream copy, with 512 B runs 56-60% (f32 47 -> 52,
-// c128 64 -> 71, odd shapes +2 to +5 points, the tall f32 1048576 x 64 -2, within its noise).
+// The AVX2 walk (Zen 3) takes strips of 512 B runs and at least 128 rows: 8 tiles for 1- to
+// 4-byte elements, 16 for 8, 32 for 16. Before its writers held four tiles, 2 KiB runs left f64
+// 8192^2 at 44-50% of the stream copy and 512 B runs gave 56-60% (f32 47 -> 52); with four tiles
+// held, c128 lost 6 to 12 points on 32-row strips against 128 rows (4096^2 and 4095 x 4097).
 //
 // AVX2 reads `wide` adjacent lines of each row per visit. With a leading dimension of a multiple
 // of 4 KiB (or close to one: 8191 x 8193), every row of a column of tiles falls into one L1 set,
@@ -35,7 +36,8 @@ struct TileTuning {
 // of one tile's rows; four lines per row (256 bytes) ran 1.5 to 2x faster on Zen 3 (docs/cpu.md),
 // and u16 8192^2 28 -> 38% of the stream copy.
 TileTuning tile_tuning(int elem_size, CpuIsa isa) {
-  if (isa == CpuIsa::avx2) return {8, 4};  // 512 B runs for every element size (below)
+  if (isa == CpuIsa::avx2)
+    return {static_cast<int>(std::max<int64_t>(8, 128 / tile_edge(elem_size))), 4};
   switch (elem_size) {
     case 1:
       return {8, 1};  // 64 x 64 B tiles: 512 rows, 512 B runs
