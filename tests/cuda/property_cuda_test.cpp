@@ -415,8 +415,8 @@ std::vector<std::string> permuting_kernels() {
   return names;
 }
 
-// Kernels that must run every layout; the others (copy, transpose2d, tiled, gather) answer
-// unsupported for layouts they do not handle.
+// Kernels that must run every layout; the others (copy, transpose2d, tiled, packed, gather)
+// answer unsupported for layouts they do not handle.
 bool runs_every_layout(const std::string& kernel) { return kernel == "auto" || kernel == "naive"; }
 
 class RandomPermutationsCuda : public ::testing::TestWithParam<std::string> {
