@@ -165,7 +165,7 @@ Status launch_element_tile_transpose(const void* in, void* out, const detail::Tr
     return block_rows ? launch_shape<ElementShape::compact, true>(in, out, p, stream)
                       : launch_shape<ElementShape::compact, false>(in, out, p, stream);
   if (!block_rows) return launch_shape<ElementShape::square, false>(in, out, p, stream);
-  if (gpu::device_model_is(ElementTileTuning<ElementShape::fine>::kMeasuredFasterOn))
+  if (gpu::entry_applies(ElementTileTuning<ElementShape::fine>::kFasterOn))
     return launch_shape<ElementShape::fine, true>(in, out, p, stream);
   // Fewer than two columns of square tiles in flight (2 blocks per SM): the wide shape (tuning.hpp).
   return row_tiles > sms ? launch_shape<ElementShape::wide, true>(in, out, p, stream)

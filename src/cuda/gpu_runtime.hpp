@@ -6,10 +6,9 @@
 #include <cuda_runtime.h>
 
 #include <atomic>
-#include <mutex>
-#include <string>
 
 #include "core/error.hpp"
+#include "cuda/device_info.hpp"
 
 namespace xpose::gpu {
 
@@ -48,22 +47,30 @@ inline int multiprocessor_count() {
   return count;
 }
 
-// Whether the current device's name contains `model` (e.g. "H100 80GB HBM3"), for tuning entries
-// measured faster on one device model only. The names are read once per device; false if the
-// runtime cannot say.
-inline bool device_model_is(const char* model) {
-  static std::mutex mutex;
-  static std::string names[kMaxCachedDevices];
+// The current device's DeviceInfo, read once per device (an unknown field reads 0).
+inline cuda::DeviceInfo device_info() {
+  static std::atomic<int> sms[kMaxCachedDevices];
+  static std::atomic<int64_t> bandwidth[kMaxCachedDevices];
   int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess || device >= kMaxCachedDevices) return false;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (names[device].empty()) {
-    cudaDeviceProp properties{};
-    if (cudaGetDeviceProperties(&properties, device) != cudaSuccess) return false;
-    names[device] = properties.name;
+  if (cudaGetDevice(&device) != cudaSuccess || device >= kMaxCachedDevices) return {};
+  cuda::DeviceInfo info;
+  info.multiprocessors = sms[device].load(std::memory_order_acquire);  // stored last: bandwidth is there
+  info.memory_bytes_per_second = bandwidth[device].load(std::memory_order_relaxed);
+  if (info.multiprocessors == 0) {
+    int count = 0, clock_khz = 0, bus_bits = 0;
+    if (cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) count = -1;
+    if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess)
+      clock_khz = bus_bits = 0;
+    info = {count, cuda::peak_memory_bandwidth(clock_khz, bus_bits)};
+    bandwidth[device].store(info.memory_bytes_per_second, std::memory_order_relaxed);
+    sms[device].store(count, std::memory_order_release);
   }
-  return names[device].find(model) != std::string::npos;
+  return info;
 }
+
+// Whether a tuning entry measured faster on devices of class `measured` applies to this one.
+inline bool entry_applies(cuda::BandwidthPerSm measured) { return cuda::entry_applies(measured, device_info()); }
 
 }  // namespace xpose::gpu
 

@@ -784,12 +784,12 @@ Status launch_family(const void* in, void* out, const detail::Transpose2D& p, gp
 }
 
 // Whether an unaligned u8 view takes the tall shape (tuning.hpp: enough rows and enough of its
-// tiles, on the device model it was measured faster on).
+// tiles, on the class of device it was measured faster on).
 bool takes_tall_u8_shape(const detail::Transpose2D& p) {
   using T = UnalignedTallU8Tuning;
   const int64_t tiles = ceil_div(p.rows, T::kRows) * ceil_div(p.cols, T::kCols) * p.batch;
   return p.rows >= T::kMinRows && tiles >= int64_t(T::kMinTilesPerSm) * gpu::multiprocessor_count() &&
-         gpu::device_model_is(T::kMeasuredFasterOn);
+         gpu::entry_applies(T::kFasterOn);
 }
 
 // Whether an unaligned view takes its size's partial-row shape: the views that take the large
@@ -802,13 +802,13 @@ bool takes_partial_rows_shape(const detail::Transpose2D& p) {
   return !too_few_large_tiles<Large>(p) && few_row_tiles_last_partial<Large>(p);
 }
 
-// Whether a view that takes the large shape Large takes the device model's own shape Device instead
-// (tuning.hpp, DeviceTileTuning and DeviceUnalignedTileTuning): on the device model it was measured
-// faster on. Counted in Large's tiles, so the views too small for Large take the compact shape as
-// on any other device.
+// Whether a view that takes the large shape Large takes the device class's own shape Device instead
+// (tuning.hpp, DeviceTileTuning and DeviceUnalignedTileTuning): on the class of device it was
+// measured faster on. Counted in Large's tiles, so the views too small for Large take the compact
+// shape as on any other device.
 template <typename Large, typename Device>
 bool takes_device_shape(const detail::Transpose2D& p) {
-  return !too_few_large_tiles<Large>(p) && gpu::device_model_is(Device::kMeasuredFasterOn);
+  return !too_few_large_tiles<Large>(p) && gpu::entry_applies(Device::kFasterOn);
 }
 
 template <int Size>
@@ -825,7 +825,7 @@ Status launch(const void* in, void* out, const detail::Transpose2D& p, gpu::Stre
     const bool aligned =
         input_rows_start_on(16, in, p) && output_rows_start_on(kOutputSectorBytes<Size>, out, p);
     if (aligned) {
-      if constexpr (DeviceTileTuning<Size>::kMeasuredFasterOn != nullptr)
+      if constexpr (DeviceTileTuning<Size>::kFasterOn != BandwidthPerSm::none)
         if (takes_device_shape<TileTuning<Size, false>, DeviceTileTuning<Size>>(p))
           return launch_shape<DeviceShape<Size>>(in, out, p, stream);
       return launch_family<AlignedShape, Size>(in, out, p, stream);
@@ -833,12 +833,12 @@ Status launch(const void* in, void* out, const detail::Transpose2D& p, gpu::Stre
     // 16-byte elements are always aligned: Plan::execute rejects pointers not aligned to the element.
     if constexpr (Size == 16) return detail::fail(Status::internal_error, "a 16-byte element view that is not 16-byte aligned");
     else {
-      // u8 views of many rows: the tall shape; the device model's own shape (with its partial-row
+      // u8 views of many rows: the tall shape; the device class's own shape (with its partial-row
       // instantiation); views of few row tiles, the last partial: the shapes with that
       // instantiation, which the large ones lack (tuning.hpp).
       if constexpr (Size == 1)
         if (takes_tall_u8_shape(p)) return launch_shape<UnalignedTallU8Shape>(in, out, p, stream);
-      if constexpr (DeviceUnalignedTileTuning<Size>::kMeasuredFasterOn != nullptr)
+      if constexpr (DeviceUnalignedTileTuning<Size>::kFasterOn != BandwidthPerSm::none)
         if (takes_device_shape<UnalignedTileTuning<Size, false>, DeviceUnalignedTileTuning<Size>>(p))
           return launch_shape<DeviceUnalignedShape<Size>>(in, out, p, stream);
       if (takes_partial_rows_shape<Size>(p)) return launch_shape<UnalignedPartialRowsShape<Size>>(in, out, p, stream);

@@ -12,12 +12,14 @@
 // quarter of that, for problems too small to give every SM several large tiles. kMinBlocks caps
 // registers so that that many blocks fit on an SM (1: no cap).
 //
-// Entries keyed by a device model (kMeasuredFasterOn, matched against the start of the device's
-// name) were measured faster on that model and slower on the other one measured: the H100 and
-// the H200 are both sm_90, but the H200's faster memory needs about 1.4x the bytes in flight.
+// Entries keyed by kFasterOn (cuda/device_info.hpp) were measured faster on one class of device
+// by memory bandwidth per SM and slower on the other: the H100 and the H200 are both sm_90 with
+// 132 SMs, but the H200's faster memory needs about 1.4x the bytes in flight.
 #pragma once
 
 #include <cstdint>
+
+#include "cuda/device_info.hpp"
 
 namespace xpose::cuda {
 
@@ -36,24 +38,24 @@ template <> struct TileTuning<4, false> { static constexpr int kRows = 64, kCols
 // c128: 3 blocks per SM; at 4 the 64-register cap spills.
 template <> struct TileTuning<16, false> { static constexpr int kRows = 32, kCols = 32, kThreads = 256, kMinBlocks = 3; };
 
-// The large aligned shapes for one device model, per element size: the same tiles at 4 blocks
-// per SM (64 KiB in flight per SM against 48; register cap 64, no spills). Sizes without an entry
-// have kMeasuredFasterOn null: every device runs TileTuning's shape.
+// The large aligned shapes for high-bandwidth devices, per element size: the same tiles at 4
+// blocks per SM (64 KiB in flight per SM against 48; register cap 64, no spills). Sizes without
+// an entry have kFasterOn none: every device runs TileTuning's shape.
 template <int Size>
 struct DeviceTileTuning {
-  static constexpr const char* kMeasuredFasterOn = nullptr;
+  static constexpr BandwidthPerSm kFasterOn = BandwidthPerSm::none;
 };
 // f32 on the H200: 8192^2 95.4 -> 96.7% of memcpy; on the H100 0.3% slower (notes, section 1).
 template <>
 struct DeviceTileTuning<4> {
   static constexpr int kRows = 64, kCols = 64, kThreads = 256, kMinBlocks = 4;
-  static constexpr const char* kMeasuredFasterOn = "NVIDIA H200";  // the start of the device name
+  static constexpr BandwidthPerSm kFasterOn = BandwidthPerSm::high;  // measured on an H200
 };
 // f16 on the H200: 16384^2 93.8 -> 96.4%, 256 x 3136 batch 64 91 -> 98%; on the H100 0.3-0.9% slower.
 template <>
 struct DeviceTileTuning<2> {
   static constexpr int kRows = 64, kCols = 128, kThreads = 256, kMinBlocks = 4;
-  static constexpr const char* kMeasuredFasterOn = "NVIDIA H200";
+  static constexpr BandwidthPerSm kFasterOn = BandwidthPerSm::high;
 };
 
 template <> struct TileTuning<1, true> { static constexpr int kRows = 64, kCols = 64, kThreads = 64, kMinBlocks = 1; };
@@ -86,27 +88,27 @@ template <> struct UnalignedTileTuning<1, false> { static constexpr int kRows = 
 template <> struct UnalignedTileTuning<2, false> { static constexpr int kRows = 128, kCols = 128, kThreads = 512, kMinBlocks = 2; static constexpr bool kUnmasked = true, kPartialRowsForm = false; };
 template <> struct UnalignedTileTuning<4, false> { static constexpr int kRows = 128, kCols = 64, kThreads = 256, kMinBlocks = 2; static constexpr bool kUnmasked = true, kPartialRowsForm = false; };
 
-// The large unaligned shapes for one device model, per element size, as DeviceTileTuning is for
-// the aligned ones: the views that take the large unaligned shape take these on that model (counted
+// The large unaligned shapes for high-bandwidth devices, per element size, as DeviceTileTuning is
+// for the aligned ones: the views that take the large unaligned shape take these there (counted
 // in the large shape's tiles, so small views route as elsewhere). The same 64 KiB in flight per SM
 // in four blocks of 128 threads instead of two larger ones: blocks that alternate their load and
 // store phases keep more loads in flight (H200: 8191 x 8193 f32 86 -> 91.5% of memcpy, f16 82.5 ->
 // 86.7; on the H100 f32 1-8% and f16 15-22% slower; u8 1-10% slower on the H200). Notes, section 5.
 template <int Size>
 struct DeviceUnalignedTileTuning {
-  static constexpr const char* kMeasuredFasterOn = nullptr;
+  static constexpr BandwidthPerSm kFasterOn = BandwidthPerSm::none;
 };
 template <>
 struct DeviceUnalignedTileTuning<4> {
   static constexpr int kRows = 64, kCols = 64, kThreads = 128, kMinBlocks = 4;
   static constexpr bool kUnmasked = true, kPartialRowsForm = true;
-  static constexpr const char* kMeasuredFasterOn = "NVIDIA H200";  // the start of the device name
+  static constexpr BandwidthPerSm kFasterOn = BandwidthPerSm::high;  // measured on an H200
 };
 template <>
 struct DeviceUnalignedTileTuning<2> {
   static constexpr int kRows = 64, kCols = 128, kThreads = 128, kMinBlocks = 4;
   static constexpr bool kUnmasked = true, kPartialRowsForm = true;
-  static constexpr const char* kMeasuredFasterOn = "NVIDIA H200";
+  static constexpr BandwidthPerSm kFasterOn = BandwidthPerSm::high;
 };
 
 // A third unaligned shape, for u8 views of at least kMinRows rows and kMinTilesPerSm of its tiles
@@ -114,7 +116,7 @@ struct DeviceUnalignedTileTuning<2> {
 // large shape's 24, and half the halo rows per tile row). On an H100 it is 8-15% faster than the
 // large shape at 9.8 or more of its tiles per SM (8191 x 8193 63 -> 54 us) and slower below 9
 // (kMinTilesPerSm) and on views of few rows (kMinRows). On an H200 it lost 2.6% on 8191 x 8193,
-// hence kMeasuredFasterOn: devices of other models keep the large shape.
+// hence kFasterOn: high-bandwidth devices keep the large shape.
 // No partial-row instantiation (kPartialRowsForm): compiled into this shape's kernel it spilled
 // at the 64-register cap (8191 x 8193 55.2 -> 65.0 us); and the shape takes only views of at least
 // kMinRows rows: with a partial last row tile, more than kPartialFormMaxRowTiles.
@@ -123,7 +125,7 @@ struct UnalignedTallU8Tuning {
   static constexpr bool kUnmasked = true, kPartialRowsForm = false;
   static constexpr int64_t kMinRows = 2048;
   static constexpr int kMinTilesPerSm = 9;
-  static constexpr const char* kMeasuredFasterOn = "H100 80GB HBM3";  // the device name it was measured on
+  static constexpr BandwidthPerSm kFasterOn = BandwidthPerSm::moderate;  // measured on an H100
 };
 
 // The unaligned shapes for views that would take the large unaligned shape but have few row tiles
@@ -173,8 +175,8 @@ constexpr int64_t kPartialFormMaxRowTiles = 8;
 //     per SM would read only 512 bytes of each input row at a time; 32 x 128 tiles read 1 KiB
 //     (16384^2 f64 96.7 -> 97.1% on an H100, unchanged on an H200; 8192^2 0.1-0.4 slower).
 //   - compact, 32 x 32: problems of fewer than kLargeTilesPerSmForLarge large tiles per SM.
-//   - fine, 32 x 32 at 256 threads and 5 blocks per SM (H100 only, kMeasuredFasterOn): on that
-//     model, every block-aligned view that would take square or wide. See the entry below.
+//   - fine, 32 x 32 at 256 threads and 5 blocks per SM (moderate-bandwidth devices, kFasterOn):
+//     there, every block-aligned view that would take square or wide. See the entry below.
 // Views off blocks keep 64 x 64: 128 x 32 gained 0.4 on the H100 and lost 1.2 on the H200.
 enum class ElementShape { square, wide, compact, fine };
 template <ElementShape Shape> struct ElementTileTuning;
@@ -187,12 +189,12 @@ template <> struct ElementTileTuning<ElementShape::compact> { static constexpr i
 // 64 KiB 97.8, 32 KiB 96.9; notes, sections 1 and 3). Column tiles first where the output rows
 // start on 256-byte blocks (fine_walk), and the most shared-memory carveout
 // (kMaxSharedCarveout: +0.2% here; it cost the tile kernels up to 16 points, so only this shape
-// asks). On an H200 it lost 5-9 points (its memory wants more in flight), hence kMeasuredFasterOn;
-// devices of other models keep square and wide (other H100 models too: not measured).
+// asks). On an H200 it lost 5-9 points (its memory wants more in flight), hence kFasterOn:
+// high-bandwidth devices keep square and wide.
 template <> struct ElementTileTuning<ElementShape::fine> {
   static constexpr int kRows = 32, kCols = 32, kThreads = 256, kMinBlocks = 5;
   static constexpr bool kMaxSharedCarveout = true;
-  static constexpr const char* kMeasuredFasterOn = "H100 80GB HBM3";  // the device name it was measured on
+  static constexpr BandwidthPerSm kFasterOn = BandwidthPerSm::moderate;  // measured on an H100
 };
 
 // The production rule takes `deinterleave` up to this many columns and the tile kernel above
