@@ -7,7 +7,8 @@
 #      export no internal or CUDA runtime symbols;
 #   2. the same program compiled with a plain compiler line from pkg-config;
 #   3. tests/package/dist with find_package(xpose COMPONENTS dist): it builds and runs where
-#      xpose::dist was built, and fails to configure, saying why, where it was not.
+#      xpose::dist was built, and fails to configure, saying why, where it was not;
+#   4. tests/package/subproject: a parent project that adds the source tree (configured only).
 # Inputs: XPOSE_BINARY_DIR, CONSUMER_SOURCE_DIR, WORK_DIR, CXX_COMPILER, GENERATOR, SANITIZE,
 # LIBRARY_TYPE (SHARED or STATIC), HAVE_CUDA, HAVE_DIST, CUDA_ROOT.
 cmake_minimum_required(VERSION 3.24)
@@ -154,3 +155,11 @@ else()
   endif()
   message(STATUS "package test: COMPONENTS dist refused, as it should be without xpose::dist")
 endif()
+
+# 4. xpose as a subproject (add_subdirectory, as FetchContent does): configured only, which is
+# where its defaults show (no tests, tools, examples or Python module; the parent's build type
+# untouched); the library itself is what steps 1 and 2 built and ran.
+get_filename_component(xpose_source ${CONSUMER_SOURCE_DIR}/../.. ABSOLUTE)
+run_step("configure a parent project with add_subdirectory(xpose)"
+         ${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR}/subproject -B ${WORK_DIR}/parent -G ${GENERATOR}
+         -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DXPOSE_SOURCE_DIR=${xpose_source})
