@@ -3,9 +3,9 @@
 // function per phase between barriers:
 //   load:  the tile's input runs from global memory into shared memory, run j at byte j * pitch,
 //          in words of up to 16 bytes (fewer where the runs or the pointer are not aligned);
-//   store: the tile's output runs, each thread one word of 1 to 4 elements (16 bytes for 16-byte
-//          elements) gathered from shared memory: the digits of the word's first element along
-//          the run's axes, then an odometer over them.
+//   store: the tile's output runs, each thread one word (4 bytes of 1- or 2-byte elements, else
+//          one element) gathered from shared memory: the digits of the word's first element
+//          along the run's axes, then an odometer over them.
 // Plain C++ with host-device functions, like cuda/permute_tile.hpp: the CPU tests run every thread
 // of each phase in turn on host memory.
 #pragma once
