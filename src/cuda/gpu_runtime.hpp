@@ -34,19 +34,6 @@ inline Status check_launch(const char* kernel) {
 // Devices whose properties the functions below cache; past them they answer their defaults.
 constexpr int kMaxCachedDevices = 64;
 
-// Multiprocessors of the current device, read once per device (132 if the runtime cannot say).
-inline int multiprocessor_count() {
-  static std::atomic<int> counts[kMaxCachedDevices];
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess || device >= kMaxCachedDevices) return 132;
-  int count = counts[device].load(std::memory_order_relaxed);
-  if (count == 0) {
-    if (cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) count = 132;
-    counts[device].store(count, std::memory_order_relaxed);
-  }
-  return count;
-}
-
 // The current device's DeviceInfo, read once per device (an unknown field reads 0).
 inline cuda::DeviceInfo device_info() {
   static std::atomic<int> sms[kMaxCachedDevices];
@@ -67,6 +54,12 @@ inline cuda::DeviceInfo device_info() {
     sms[device].store(count, std::memory_order_release);
   }
   return info;
+}
+
+// Multiprocessors of the current device (132 if the runtime cannot say).
+inline int multiprocessor_count() {
+  const int count = device_info().multiprocessors;
+  return count > 0 ? count : 132;
 }
 
 // Whether a tuning entry measured faster on devices of class `measured` applies to this one.

@@ -51,6 +51,25 @@ struct PackedAgent {
 #endif
   }
 
+  // Where run `run` of a walk starts: its digits along the walk's other box axes (`steps`)
+  // times their global and shared-memory steps, added to `global` and `smem`; false when it lies
+  // outside this (edge) tile.
+  XPOSE_HOST_DEVICE static bool run_start(const PackedStep (&steps)[kMaxBoxAxes], int count, int run,
+                                          const PackedTile& t, int64_t* global, int* smem) {
+    bool inside = true;
+    XPOSE_UNROLL
+    for (int a = 0; a < kMaxBoxAxes; ++a) {
+      if (a >= count) break;
+      int next = 0;
+      const int digit = steps[a].extent.divide_remainder(run, &next);
+      run = next;
+      inside = inside && digit < t.extent[steps[a].box];
+      *global += digit * steps[a].global;
+      *smem += digit * steps[a].smem;
+    }
+    return inside;
+  }
+
   // Consecutive threads take consecutive words of the tile's runs. One load at a time per thread:
   // issuing four before their stores was 10-20% slower (more registers, fewer blocks per SM); the
   // kernel is bound by its index arithmetic, not by memory latency.
@@ -64,18 +83,8 @@ struct PackedAgent {
       const int byte = words_per_run.divide_remainder(item, &run) * Word;
       if (byte >= run_bytes) continue;
       int64_t source = t.in_base;
-      bool inside = true;
-      int rest = run;
-      XPOSE_UNROLL
-      for (int a = 0; a < kMaxBoxAxes; ++a) {
-        if (a >= p.in_outer_axes) break;
-        int next = 0;
-        const int digit = p.in_outer[a].extent.divide_remainder(rest, &next);
-        rest = next;
-        inside = inside && digit < t.extent[p.in_outer[a].box];
-        source += digit * p.in_outer[a].global;
-      }
-      if (!inside) continue;
+      int unused = 0;  // the run's place in shared memory is run * pitch
+      if (!run_start(p.in_outer, p.in_outer_axes, run, t, &source, &unused)) continue;
       const uint8_t* from = in + source * Size + byte;
       uint8_t* to = box + run * p.pitch + byte;
       if (byte + Word <= run_bytes) {
@@ -117,21 +126,9 @@ struct PackedAgent {
       if (first >= run_elements) continue;
       int64_t target = t.out_base;
       int offset = 0;
-      bool inside = true;
-      int rest = run;
-      XPOSE_UNROLL
-      for (int k = 0; k < kMaxBoxAxes; ++k) {
-        if (k >= p.out_outer_axes) break;
-        int next = 0;
-        const int digit = p.out_outer[k].extent.divide_remainder(rest, &next);
-        rest = next;
-        inside = inside && digit < t.extent[p.out_outer[k].box];
-        target += digit * p.out_outer[k].global;
-        offset += digit * p.out_outer[k].smem;
-      }
-      if (!inside) continue;
+      if (!run_start(p.out_outer, p.out_outer_axes, run, t, &target, &offset)) continue;
       int digits[kMaxBoxAxes] = {};
-      rest = first;
+      int rest = first;
       XPOSE_UNROLL
       for (int k = 0; k < kMaxBoxAxes; ++k) {
         if (k >= p.out_run_axes) break;
