@@ -22,6 +22,7 @@ struct DeviceInfo {
   std::string runtime_version;   // CUDA runtime version, "" on the CPU
   std::string compute_capability;  // "9.0", "" on the CPU
   int multiprocessors = 0;       // SMs on the GPU
+  int64_t peak_memory_bytes_per_second = 0;  // as the library reads it for its tuning; 0 if unknown
   int hardware_threads = 0;      // on the CPU
   int64_t memory_bytes = 0;      // device memory, or host RAM
   int64_t cache_bytes = 0;       // the last-level cache (GPU L2, CPU L3); 0 if unknown

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bench_device.hpp"
+#include "cuda/gpu_runtime.hpp"
 #include "diagnostics.hpp"
 
 namespace xpose::cli {
@@ -118,6 +119,7 @@ class CudaDevice final : public BenchDevice {
     info_.runtime_version = version_string(runtime);
     info_.compute_capability = std::to_string(properties.major) + "." + std::to_string(properties.minor);
     info_.multiprocessors = properties.multiProcessorCount;
+    info_.peak_memory_bytes_per_second = xpose::gpu::device_info().memory_bytes_per_second;
     info_.memory_bytes = static_cast<int64_t>(properties.totalGlobalMem);
     info_.cache_bytes = properties.l2CacheSize;
     info_.cache_name = "L2";

@@ -38,6 +38,8 @@ std::string describe_device(const DeviceInfo& info) {
   if (info.device == Device::cuda) {
     text << "; compute " << info.compute_capability << ", " << info.multiprocessors << " SMs, "
          << format_gigabytes(info.memory_bytes);
+    if (info.peak_memory_bytes_per_second > 0)
+      text << " at " << fixed_decimals(static_cast<double>(info.peak_memory_bytes_per_second) / 1e12, 2, " TB/s");
   } else {
     text << "; " << info.hardware_threads << " hardware threads, "
          << format_gigabytes(info.memory_bytes) << " RAM";

@@ -24,6 +24,7 @@ Json device_json(const DeviceInfo& info) {
   if (info.device == Device::cuda) {
     device["compute_capability"] = info.compute_capability;
     device["multiprocessors"] = info.multiprocessors;
+    device["peak_memory_bytes_per_second"] = info.peak_memory_bytes_per_second;
     device["driver_version"] = info.driver_version;
     device["runtime_version"] = info.runtime_version;
   } else {
