@@ -67,7 +67,7 @@ class FastDivisor {
 class TileDivisor {
  public:
   TileDivisor() = default;
-  explicit TileDivisor(int divisor)
+  XPOSE_HOST_DEVICE explicit TileDivisor(int divisor)
       : divisor_(divisor), magic_(divisor > 1 ? static_cast<uint32_t>((uint64_t{1} << 32) / static_cast<uint64_t>(divisor) + 1) : 0) {}
 
   XPOSE_HOST_DEVICE int divisor() const { return divisor_; }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <cstdint>
 
+#include "core/permute_fast_division.hpp"
 #include "cuda/device_types.cuh"
 #include "cuda/skinny_kernels.hpp"
 #include "cuda/tuning.hpp"
@@ -9,16 +10,32 @@ namespace xpose::cuda {
 namespace {
 
 constexpr int kThreads = 256;
-// Shared memory per block: the interleave's 16 KiB; the deinterleave's 32 KiB, in chunks whose
+// Shared memory per block: the interleave's 16 KiB of staged rows (and as much again in output
+// order for 1- and 2-byte elements); the deinterleave's 32 KiB, in chunks whose
 // output row segments are whole 128-byte lines (docs/kernels.md v14: 4194304 x 33 f32 from 89.7
 // to 93.8% of memcpy on an H100 with the old store loop, against 16 KiB chunks of 16-byte
 // multiples, 480-byte segments; 89.6 -> 90.7 with v14's, on another machine).
 constexpr int kInterleaveStagingBytes = 16384;
 // Rows the interleave takes at most (interleave_fits: fewer than the largest tile's rows, 128 for
-// u8); each staged row has one spare vector for its shift (load_rows).
+// u8); each staged row has spare room for its pitch (interleave_pitch).
 constexpr int kInterleaveMaxRows = 128;
+// Blocks per SM the interleave's registers must allow: 5 x 256 threads, about what the 1- and
+// 2-byte elements' two buffers leave room for in the shared memory of an sm_90 SM.
+constexpr int kInterleaveMinBlocks = 5;
 constexpr int kDeinterleaveStagingBytes = 32768;
 constexpr int kLineBytes = 128;
+
+// A loaded vector into the interleave's staging. Rows of 1- and 2-byte elements are an odd number
+// of words apart (interleave_pitch), so their vectors are stored as four words.
+template <typename T>
+__device__ __forceinline__ void store_staged_vector(T* dst, uint4 vector) {
+  if constexpr (sizeof(T) <= 2) {
+    uint32_t* words = reinterpret_cast<uint32_t*>(dst);
+    words[0] = vector.x, words[1] = vector.y, words[2] = vector.z, words[3] = vector.w;
+  } else {
+    *reinterpret_cast<uint4*>(dst) = vector;
+  }
+}
 
 // Copies `rows` row segments of `count` elements (global rows ld apart) to shared memory rows
 // `pitch` apart. All rows at once, so that every thread has work even when segments are short.
@@ -40,7 +57,7 @@ __device__ __forceinline__ void load_rows(const T* __restrict__ src, int64_t ld,
 #pragma unroll
       for (int k = 0; k < kBatch; ++k) {
         const int slot = base + k * blockDim.x + threadIdx.x, i = slot / vectors, v = slot % vectors;
-        if (slot < slots) reinterpret_cast<uint4*>(dst + i * pitch)[v] = loaded[k];
+        if (slot < slots) store_staged_vector(dst + i * pitch + v * V, loaded[k]);
       }
     }
     for (int slot = threadIdx.x; slot < rows * tail; slot += blockDim.x) {
@@ -62,44 +79,59 @@ __device__ __forceinline__ int row_head(int base_mod, int ld_mod, int i) {
   return ((base_mod + i * ld_mod) & 15) / static_cast<int>(sizeof(T));
 }
 
+// Vectors of the aligned grid per row that load_shifted_rows walks for segments of `count`
+// elements: enough for every whole one, whatever the segment's head.
+template <typename T>
+__device__ __forceinline__ int shifted_row_vectors(int count) {
+  return count / (16 / static_cast<int>(sizeof(T))) + 1;
+}
+
 // Copies `rows` row segments of `count` elements (global rows ld apart, anywhere) to shared memory
-// rows `pitch` apart (a multiple of the vector width, with one vector to spare), each row shifted by
-// its head (row_head) so that the global and the shared 16-byte vectors line up: element e of row
-// i lies at dst[i * pitch + head_i + e]. Every vector of the aligned grid that lies inside a
-// segment is loaded whole, whatever the leading dimension; the partial ones at a segment's ends
-// element by element (never outside the segment). All rows at once, so that every thread has work
-// even when segments are short. With element loads for rows off 16 bytes, 12 x 10612 u8 batches
-// ran at 23% of memcpy on an H100.
+// rows `pitch` apart (with one vector to spare), each row shifted by its head (row_head) so that
+// the global and the shared 16-byte vectors line up: element e of row i lies at
+// dst[i * pitch + head_i + e]. Every vector of the aligned grid that lies inside a segment is
+// loaded whole, whatever the leading dimension, all rows at once so that every thread has work
+// even when segments are short; then the partial ones at the segments' ends element by element
+// (never outside a segment), one element per thread, so that no warp waits on a few lanes' element
+// loops. With element loads for rows off 16 bytes, 12 x 10612 u8 batches ran at 23% of memcpy on
+// an H100; with the ends' element loops inside the vector walk, interleave u8 views took about 8
+// instructions per byte more. `vectors` divides slots by shifted_row_vectors<T>(count).
 template <typename T>
 __device__ __forceinline__ void load_shifted_rows(const T* __restrict__ src, int64_t ld, T* dst, int pitch,
-                                                  int rows, int count) {
+                                                  int rows, int count, const detail::TileDivisor& vectors) {
   constexpr int V = 16 / sizeof(T);
-  constexpr int kBatch = 4;  // vectors in flight per thread
+  constexpr int kBatch = 3;  // vectors in flight per thread (4 spill at kInterleaveMinBlocks' 48 registers)
   const int base_mod = static_cast<int>(reinterpret_cast<uintptr_t>(src) & 15);
   const int ld_mod = static_cast<int>((ld * static_cast<int64_t>(sizeof(T))) & 15);
-  const int per_row = count / V + 2;  // vectors of the aligned grid a segment can touch
-  const int slots = rows * per_row;
+  const int per_row = vectors.divisor();
+  const int slots = rows * per_row;  // below 2^16 (kInterleaveMaxRows rows of 16 KiB in all)
   for (int base = 0; base < slots; base += kBatch * blockDim.x) {
     uint4 loaded[kBatch];
+    int row[kBatch], start[kBatch];  // the slot's row and its vector's first element
 #pragma unroll
     for (int k = 0; k < kBatch; ++k) {
-      const int slot = base + k * blockDim.x + threadIdx.x, i = slot / per_row, v = slot % per_row;
-      const int first = v * V - row_head<T>(base_mod, ld_mod, i);  // the vector's first element
-      if (slot < slots && first >= 0 && first + V <= count)
-        loaded[k] = load_input_vector(src + i * ld + first);
+      const int slot = base + k * blockDim.x + threadIdx.x;
+      const int v = vectors.divide_remainder(slot, &row[k]);
+      start[k] = v * V - row_head<T>(base_mod, ld_mod, row[k]);
+      if (slot < slots && start[k] >= 0 && start[k] + V <= count)
+        loaded[k] = load_input_vector(src + row[k] * ld + start[k]);
     }
 #pragma unroll
     for (int k = 0; k < kBatch; ++k) {
-      const int slot = base + k * blockDim.x + threadIdx.x, i = slot / per_row, v = slot % per_row;
-      if (slot >= slots) continue;
-      const int first = v * V - row_head<T>(base_mod, ld_mod, i);
-      if (first >= 0 && first + V <= count) {
-        reinterpret_cast<uint4*>(dst + i * pitch)[v] = loaded[k];
-      } else {
-        for (int t = 0; t < V; ++t)
-          if (first + t >= 0 && first + t < count) dst[i * pitch + v * V + t] = src[i * ld + first + t];
-      }
+      const int slot = base + k * blockDim.x + threadIdx.x;
+      if (slot < slots && start[k] >= 0 && start[k] + V <= count)
+        store_staged_vector(dst + row[k] * pitch + (slot - row[k] * per_row) * V, loaded[k]);
     }
+  }
+  // The ends: per row, slots 0..V-1 are the elements before its first whole vector (`lead` of
+  // them), slots V..2V-1 those after its last.
+  for (int slot = threadIdx.x; slot < rows * 2 * V; slot += blockDim.x) {
+    const int i = slot / (2 * V), t = slot % (2 * V);
+    const int head = row_head<T>(base_mod, ld_mod, i);
+    const int lead = (V - head) & (V - 1);
+    const int tail_start = count <= lead ? count : lead + (count - lead) / V * V;
+    const int e = t < V ? (t < lead ? t : count) : tail_start + (t - V);
+    if (e < count) dst[i * pitch + head + e] = src[i * ld + e];
   }
 }
 
@@ -107,20 +139,41 @@ __device__ __forceinline__ void load_shifted_rows(const T* __restrict__ src, int
 // one element of padding every 32 spreads those reads (the buffer keeps room for it).
 __device__ __forceinline__ int skewed(int e) { return e + e / 32; }
 
-// Interleave: block = `n` input columns x all `rows` rows; out run = n * rows elements.
-// Shared memory holds the rows one after the other: row i at i * n where every input row starts
-// on 16 bytes, else at i * (n + V), shifted by its head (load_shifted_rows). Two instantiations,
-// so that the aligned one keeps its registers and shared memory.
+// Elements from one staged interleave row to the next: the chunk's n rounded up to whole vectors
+// (a whole matrix's n may be any), one vector to spare for the row's shift where rows start anywhere (load_shifted_rows), and for 1- and 2-byte elements one
+// word more, so that rows lie an odd number of words apart and the transpose step's lanes, one
+// row each, meet distinct banks.
 template <typename T, bool AnyAlignment>
-__global__ void __launch_bounds__(kThreads)
+__device__ __forceinline__ int interleave_pitch(int n) {
+  constexpr int V = 16 / sizeof(T);
+  return (n + V - 1) / V * V + (AnyAlignment ? V : 0) + (sizeof(T) <= 2 ? 4 / static_cast<int>(sizeof(T)) : 0);
+}
+
+// Interleave: block = `n` input columns x all `rows` rows; out run = n * rows elements. Shared
+// memory holds the rows one after the other, interleave_pitch apart, each shifted by its head
+// where rows start anywhere (load_shifted_rows). Two instantiations, so that the aligned one keeps
+// its registers and shared memory.
+//
+// 4- to 16-byte elements: each thread gathers one 16-byte output vector from the staged rows.
+// 1- and 2-byte elements: a transpose step first copies the staged rows into a second buffer in
+// output order, a thread keeping one row (an element load and store per element, at offsets that
+// step by constants), and the run is then stored as whole vectors of that buffer. The gather took about 37 instructions per byte (u8, ncu, H100), which held these views
+// at 40-55% of memcpy with the issue slots full.
+template <typename T, bool AnyAlignment>
+__global__ void __launch_bounds__(kThreads, kInterleaveMinBlocks)
     interleave_kernel(const T* __restrict__ in, T* __restrict__ out, MatrixView m, int n, bool in_aligned,
                       bool out_aligned) {
   constexpr int V = 16 / sizeof(T);
-  constexpr int kSpareBytes = AnyAlignment ? kInterleaveMaxRows * 16 : 0;
-  __shared__ __align__(16) T staging[(kInterleaveStagingBytes + kSpareBytes) / sizeof(T)];
+  constexpr bool kTransposeStep = sizeof(T) <= 2;
+  constexpr int kSpareBytes = 16 + (AnyAlignment ? 16 : 0) + (kTransposeStep ? 4 : 0);  // interleave_pitch
+  __shared__ __align__(16) T staging[(kInterleaveStagingBytes + kInterleaveMaxRows * kSpareBytes) / sizeof(T)];
+  __shared__ __align__(16) T transposed[kTransposeStep ? kInterleaveStagingBytes / sizeof(T) + V : 1];
   const int rows = static_cast<int>(m.rows);
-  const int pitch = AnyAlignment ? n + V : n;
+  const int pitch = interleave_pitch<T, AnyAlignment>(n);
   const int ld_mod = AnyAlignment ? static_cast<int>((m.ld_in * static_cast<int64_t>(sizeof(T))) & 15) : 0;
+  // The transpose step's thread: its row, its first column group and the step between its groups.
+  const int my_row = threadIdx.x % rows, first_group = threadIdx.x / rows, group_step = kThreads / rows;
+  const detail::TileDivisor full_chunk_vectors(AnyAlignment ? shifted_row_vectors<T>(n) : 1);
   const int64_t chunks = ceil_div(m.cols, n);
   for (int64_t b = blockIdx.z; b < m.batch; b += gridDim.z)
     for (int64_t chunk = blockIdx.x + int64_t(blockIdx.y) * gridDim.x; chunk < chunks;
@@ -130,7 +183,8 @@ __global__ void __launch_bounds__(kThreads)
       const T* segment = in + b * m.stride_in + j0;
       const int base_mod = AnyAlignment ? static_cast<int>(reinterpret_cast<uintptr_t>(segment) & 15) : 0;
       if constexpr (AnyAlignment)
-        load_shifted_rows(segment, m.ld_in, staging, pitch, rows, cols_here);
+        load_shifted_rows(segment, m.ld_in, staging, pitch, rows, cols_here,
+                          cols_here == n ? full_chunk_vectors : detail::TileDivisor(shifted_row_vectors<T>(cols_here)));
       else
         load_rows(segment, m.ld_in, staging, pitch, rows, cols_here, in_aligned);
       __syncthreads();
@@ -142,25 +196,53 @@ __global__ void __launch_bounds__(kThreads)
       T* run = out + b * m.stride_out + j0 * rows;
       const int count = cols_here * rows;
       const int head = out_aligned ? 0 : static_cast<int>((reinterpret_cast<uintptr_t>(run) & 15) / sizeof(T));
-      for (int v = threadIdx.x; v * V - head < count; v += blockDim.x) {
-        const int first = v * V - head;  // the vector's first element in the run (negative: before it)
-        const int from = first < 0 ? 0 : first;
-        int j = from / rows, i = from % rows;
-        VectorOf<T> packed;
+      if constexpr (kTransposeStep) {
+        // Run element e goes to transposed[head + e], so that vector v of the buffer is vector v
+        // of the run's aligned grid.
+        if (first_group < group_step) {
+          // Columns first_group, + group_step, ...: a warp's consecutive threads store consecutive
+          // elements of the buffer, and read one column of consecutive rows (rows an odd number of
+          // words apart) or the next column of the same rows.
+          int from = my_row * pitch + row_head<T>(base_mod, ld_mod, my_row) + first_group;
+          int to = head + first_group * rows + my_row;
+          const int to_step = group_step * rows;
+#pragma unroll 4
+          for (int c = first_group; c < cols_here; c += group_step, from += group_step, to += to_step)
+            transposed[to] = staging[from];
+        }
+        __syncthreads();
+        for (int v = threadIdx.x; v * V < count + head; v += blockDim.x) {
+          const int first = v * V - head;  // the vector's first element in the run (negative: before it)
+          if (first >= 0 && first + V <= count) {
+            reinterpret_cast<uint4*>(run + first)[0] = reinterpret_cast<const uint4*>(transposed)[v];
+          } else {
+            for (int t = 0; t < V; ++t)
+              if (first + t >= 0 && first + t < count) run[first + t] = transposed[v * V + t];
+          }
+        }
+        // No barrier here: the next chunk's loads write only `staging`, which the transpose step
+        // has finished reading, and its transpose step comes after the next barrier.
+      } else {
+        for (int v = threadIdx.x; v * V - head < count; v += blockDim.x) {
+          const int first = v * V - head;  // the vector's first element in the run (negative: before it)
+          const int from = first < 0 ? 0 : first;
+          int j = from / rows, i = from % rows;
+          VectorOf<T> packed;
 #pragma unroll
-        for (int t = 0; t < V; ++t) {
-          if (first + t < 0) continue;
-          packed.e[t] = j < cols_here ? staging[i * pitch + row_head<T>(base_mod, ld_mod, i) + j] : T{};
-          if (++i == rows) i = 0, ++j;
+          for (int t = 0; t < V; ++t) {
+            if (first + t < 0) continue;
+            packed.e[t] = j < cols_here ? staging[i * pitch + row_head<T>(base_mod, ld_mod, i) + j] : T{};
+            if (++i == rows) i = 0, ++j;
+          }
+          if (first >= 0 && first + V <= count) {
+            reinterpret_cast<uint4*>(run + first)[0] = packed.v;
+          } else {
+            for (int t = 0; t < V; ++t)
+              if (first + t >= 0 && first + t < count) run[first + t] = packed.e[t];
+          }
         }
-        if (first >= 0 && first + V <= count) {
-          reinterpret_cast<uint4*>(run + first)[0] = packed.v;
-        } else {
-          for (int t = 0; t < V; ++t)
-            if (first + t >= 0 && first + t < count) run[first + t] = packed.e[t];
-        }
+        __syncthreads();
       }
-      __syncthreads();
     }
 }
 
@@ -357,11 +439,21 @@ __global__ void __launch_bounds__(kThreads, deinterleave_min_blocks(sizeof(T)))
     }
 }
 
-// Elements per chunk: as many as fill the staging buffer, a multiple of the vector width.
-int chunk_length(int64_t other_side, int size) {
+// Interleave columns per chunk that fill the staging buffer, a multiple of the vector width.
+int most_chunk_columns(int64_t rows, int size) {
   const int per_vector = 16 / size;
-  const int64_t n = kInterleaveStagingBytes / size / other_side;
+  const int64_t n = kInterleaveStagingBytes / size / rows;
   return static_cast<int>(n / per_vector * per_vector);
+}
+
+// Interleave columns per chunk: the whole matrix where it fits the staging buffer (its one chunk
+// starts where the matrix does: 58 x 282 u8 batches took a chunk of 272 columns and one of 10,
+// which cost as much, 53 -> 71% of memcpy on an H100), else most_chunk_columns, a multiple of the
+// vector width so that every chunk's output run starts on 16 bytes. (Chunks spread evenly over a
+// matrix instead ran 3 x 6516 f16 batches at 80% of memcpy against 92-94%, 24 x 4062 the same.)
+int chunk_length(int64_t rows, int64_t cols, int size) {
+  if (cols * rows * size <= kInterleaveStagingBytes) return static_cast<int>(cols);
+  return most_chunk_columns(rows, size);
 }
 
 // Deinterleave's staging holds the run, n * cols elements (plus one in 32 where it is skewed): half
@@ -412,7 +504,7 @@ dim3 chunk_grid(int64_t chunks, int64_t batch) {
 bool interleave_fits(const detail::Transpose2D& p) {
   return p.rows > 0 && p.cols > 0 && p.rows < tile_rows_for(p.elem_size) && p.rows <= kInterleaveMaxRows &&
          p.ld_out == p.rows &&
-         chunk_length(p.rows, p.elem_size) >= 16 / p.elem_size;
+         most_chunk_columns(p.rows, p.elem_size) >= 16 / p.elem_size;
 }
 
 bool deinterleave_fits(const detail::Transpose2D& p) {
@@ -421,10 +513,10 @@ bool deinterleave_fits(const detail::Transpose2D& p) {
 }
 
 Status launch_interleave(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
-  const int n = chunk_length(p.rows, p.elem_size);
+  const int n = chunk_length(p.rows, p.cols, p.elem_size);
   const dim3 grid = chunk_grid(ceil_div(p.cols, n), p.batch);
   const bool in_aligned = input_rows_start_on(16, in, p);
-  // Every chunk starts n * rows elements further, a multiple of 16 bytes since n is.
+  // Every later chunk starts n * rows elements further, a multiple of 16 bytes since n then is.
   const bool out_aligned = rows_start_on(16, out, 0, p.batch > 1 ? p.stride_out : 0, p.elem_size);
   dispatch_size(p.elem_size, [&](auto size) {
     using T = typename Element<decltype(size)::value>::type;

@@ -185,6 +185,14 @@ TEST_P(TransposeCudaKernel, FewRowsBatchesOffSixteenBytesMatchReference) {
               {5, 777, 0, 0, 7, 5 * 777 + 3, 5 * 777 + 1}, {31, 301, 0, 0, 3}});
 }
 
+// Few-row matrices against the interleave's chunks: whole matrices that just fill its staging
+// (58 x 282 u8, columns not a multiple of the vector width), matrices split into chunks with a
+// shorter last one (58 x 600, 2 x 9001), rows off 16 bytes, padded batch strides.
+TEST_P(TransposeCudaKernel, FewRowsChunksMatchReference) {
+  expect_all({{58, 282, 0, 0, 7}, {58, 282, 291, 0, 3}, {58, 600, 0, 0, 2}, {2, 9001, 0, 0, 2},
+              {128, 127, 0, 0, 3, 128 * 127 + 5, 128 * 127 + 2}, {5, 3277, 3281, 0, 2}});
+}
+
 // grid.y and grid.z stop at 65535: kernels must loop or fold to cover any shape and batch.
 TEST_P(TransposeCudaKernel, LargeGridDimensionsAreCovered) {
   const DType type = GetParam().type;
