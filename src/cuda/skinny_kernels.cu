@@ -140,9 +140,9 @@ __device__ __forceinline__ void load_shifted_rows(const T* __restrict__ src, int
 __device__ __forceinline__ int skewed(int e) { return e + e / 32; }
 
 // Elements from one staged interleave row to the next: the chunk's n rounded up to whole vectors
-// (a whole matrix's n may be any), one vector to spare for the row's shift where rows start anywhere (load_shifted_rows), and for 1- and 2-byte elements one
-// word more, so that rows lie an odd number of words apart and the transpose step's lanes, one
-// row each, meet distinct banks.
+// (a whole matrix's n may be any), one vector to spare for the row's shift where rows start
+// anywhere (load_shifted_rows), and for 1- and 2-byte elements one word more, so that rows lie an
+// odd number of words apart and the transpose step's lanes, one row each, meet distinct banks.
 template <typename T, bool AnyAlignment>
 __device__ __forceinline__ int interleave_pitch(int n) {
   constexpr int V = 16 / sizeof(T);
@@ -157,8 +157,9 @@ __device__ __forceinline__ int interleave_pitch(int n) {
 // 4- to 16-byte elements: each thread gathers one 16-byte output vector from the staged rows.
 // 1- and 2-byte elements: a transpose step first copies the staged rows into a second buffer in
 // output order, a thread keeping one row (an element load and store per element, at offsets that
-// step by constants), and the run is then stored as whole vectors of that buffer. The gather took about 37 instructions per byte (u8, ncu, H100), which held these views
-// at 40-55% of memcpy with the issue slots full.
+// step by constants), and the run is then stored as whole vectors of that buffer. The gather took
+// about 37 instructions per byte (u8, ncu, H100), which held these views at 40-55% of memcpy with
+// the issue slots full.
 template <typename T, bool AnyAlignment>
 __global__ void __launch_bounds__(kThreads, kInterleaveMinBlocks)
     interleave_kernel(const T* __restrict__ in, T* __restrict__ out, MatrixView m, int n, bool in_aligned,
@@ -171,8 +172,8 @@ __global__ void __launch_bounds__(kThreads, kInterleaveMinBlocks)
   const int rows = static_cast<int>(m.rows);
   const int pitch = interleave_pitch<T, AnyAlignment>(n);
   const int ld_mod = AnyAlignment ? static_cast<int>((m.ld_in * static_cast<int64_t>(sizeof(T))) & 15) : 0;
-  // The transpose step's thread: its row, its first column group and the step between its groups.
-  const int my_row = threadIdx.x % rows, first_group = threadIdx.x / rows, group_step = kThreads / rows;
+  // The transpose step's thread: its row, its first column and the step between its columns.
+  const int my_row = threadIdx.x % rows, first_column = threadIdx.x / rows, column_step = kThreads / rows;
   const detail::TileDivisor full_chunk_vectors(AnyAlignment ? shifted_row_vectors<T>(n) : 1);
   const int64_t chunks = ceil_div(m.cols, n);
   for (int64_t b = blockIdx.z; b < m.batch; b += gridDim.z)
@@ -182,11 +183,13 @@ __global__ void __launch_bounds__(kThreads, kInterleaveMinBlocks)
       const int cols_here = static_cast<int>(m.cols - j0 < n ? m.cols - j0 : n);
       const T* segment = in + b * m.stride_in + j0;
       const int base_mod = AnyAlignment ? static_cast<int>(reinterpret_cast<uintptr_t>(segment) & 15) : 0;
-      if constexpr (AnyAlignment)
-        load_shifted_rows(segment, m.ld_in, staging, pitch, rows, cols_here,
-                          cols_here == n ? full_chunk_vectors : detail::TileDivisor(shifted_row_vectors<T>(cols_here)));
-      else
+      if constexpr (AnyAlignment) {
+        const detail::TileDivisor vectors =
+            cols_here == n ? full_chunk_vectors : detail::TileDivisor(shifted_row_vectors<T>(cols_here));
+        load_shifted_rows(segment, m.ld_in, staging, pitch, rows, cols_here, vectors);
+      } else {
         load_rows(segment, m.ld_in, staging, pitch, rows, cols_here, in_aligned);
+      }
       __syncthreads();
       // out run element e is (column j0 + e / rows, row e % rows). The run is stored as the
       // 16-byte vectors of the aligned grid: vector v holds elements v * V - head .. + V, where
@@ -199,15 +202,15 @@ __global__ void __launch_bounds__(kThreads, kInterleaveMinBlocks)
       if constexpr (kTransposeStep) {
         // Run element e goes to transposed[head + e], so that vector v of the buffer is vector v
         // of the run's aligned grid.
-        if (first_group < group_step) {
-          // Columns first_group, + group_step, ...: a warp's consecutive threads store consecutive
+        if (first_column < column_step) {
+          // Columns first_column, + column_step, ...: a warp's consecutive threads store consecutive
           // elements of the buffer, and read one column of consecutive rows (rows an odd number of
           // words apart) or the next column of the same rows.
-          int from = my_row * pitch + row_head<T>(base_mod, ld_mod, my_row) + first_group;
-          int to = head + first_group * rows + my_row;
-          const int to_step = group_step * rows;
+          int from = my_row * pitch + row_head<T>(base_mod, ld_mod, my_row) + first_column;
+          int to = head + first_column * rows + my_row;
+          const int to_step = column_step * rows;
 #pragma unroll 4
-          for (int c = first_group; c < cols_here; c += group_step, from += group_step, to += to_step)
+          for (int c = first_column; c < cols_here; c += column_step, from += column_step, to += to_step)
             transposed[to] = staging[from];
         }
         __syncthreads();
