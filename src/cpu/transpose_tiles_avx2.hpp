@@ -23,7 +23,8 @@ void transpose_tiles_avx2(const TileRegion& region, int elem_size, TileStores st
                           const StripJoins& joins, int prefetch_tiles, int wide);
 
 // Transposes any region (the edges whole tiles leave, matrices smaller than a tile) with ordinary
-// stores: whole tiles where they fit, element moves for the rest.
+// stores: whole tiles where they fit, 16-byte records (G x G transposes per 128-bit lane) for the
+// rows or columns left.
 void transpose_edges_avx2(const TileRegion& region, int elem_size);
 
 }  // namespace xpose::detail

@@ -89,6 +89,38 @@ TEST_P(CpuIsaPath, TransposeMatchesReferenceOnEveryShapeClass) {
         }
 }
 
+// Fewer rows or columns than a tile, for every element size (the AVX2 set's 16-byte records: a
+// partial group of rows or columns, whole blocks and the columns or rows after them), packed and
+// padded, one matrix and batches.
+TEST_P(CpuIsaPath, ThinMatricesMatchReference) {
+  std::vector<Matrix> matrices;
+  for (int64_t thin : {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 63})
+    for (int64_t long_side : {1, 31, 32, 33, 100, 257}) {
+      matrices.push_back({thin, long_side});
+      matrices.push_back({long_side, thin});
+    }
+  for (const Matrix& matrix : std::vector<Matrix>{{5, 333, 340, 9},
+                                                  {333, 5, 9, 340},
+                                                  {17, 100, 0, 0, 3},
+                                                  {100, 17, 0, 0, 3},
+                                                  {3, 70, 75, 4, 2, 3 * 75 + 1, 70 * 4 + 2}})
+    matrices.push_back(matrix);
+  const BlockedOptions options = options_of(GetParam());
+  for (DType type : kOnePerSize)
+    for (const Matrix& matrix : matrices)
+      for (std::size_t misalign : {std::size_t{0}, std::size_t{3}})
+        for (int threads : {1, 3}) {
+          SCOPED_TRACE(xpose_test::describe(matrix, type) + ", misaligned by " +
+                       std::to_string(misalign) + ", threads " + std::to_string(threads));
+          const auto problem = xpose_test::problem_for(matrix, type);
+          const auto input = xpose_test::make_input(problem, misalign);
+          auto output = xpose_test::make_output(problem, 2 * misalign);
+          const auto expected = xpose_test::expected_transpose(input, output, problem);
+          xpose::detail::transpose_blocked(input.view(), output.view(), problem, threads, options);
+          ASSERT_TRUE(xpose_test::output_matches(output.data(), expected, output, problem));
+        }
+}
+
 TEST_P(CpuIsaPath, PermuteMatchesReference) {
   const Permutation permutations[] = {
       {{2, 48, 7, 9}, {0, 2, 3, 1}, {}, {}},    // NCHW -> NHWC (a batch of 2D slices)
