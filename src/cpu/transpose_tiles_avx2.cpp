@@ -517,6 +517,81 @@ struct Records<8> {
   static constexpr int column(int c) { return c; }
 };
 
+// Unpacks of the low and high halves of each 128-bit lane at a width of W bytes.
+template <int W>
+inline __m256i unpack_lo(__m256i a, __m256i b) {
+  if constexpr (W == 1) return _mm256_unpacklo_epi8(a, b);
+  if constexpr (W == 2) return _mm256_unpacklo_epi16(a, b);
+  if constexpr (W == 4) return _mm256_unpacklo_epi32(a, b);
+  if constexpr (W == 8) return _mm256_unpacklo_epi64(a, b);
+}
+template <int W>
+inline __m256i unpack_hi(__m256i a, __m256i b) {
+  if constexpr (W == 1) return _mm256_unpackhi_epi8(a, b);
+  if constexpr (W == 2) return _mm256_unpackhi_epi16(a, b);
+  if constexpr (W == 4) return _mm256_unpackhi_epi32(a, b);
+  if constexpr (W == 8) return _mm256_unpackhi_epi64(a, b);
+}
+
+// One round of the interleave ladder over R registers at width W: registers 2k and 2k + 1 are
+// unpacked into k (low halves) and k + R / 2 (high halves); then the next round, at twice the
+// width, until the width is R * E / 2.
+template <int R, int W, int OutputRowBytes>
+inline void interleave_rounds(__m256i* x) {
+  __m256i y[R];
+  for (int k = 0; k < R / 2; ++k) {
+    y[k] = unpack_lo<W>(x[2 * k], x[2 * k + 1]);
+    y[k + R / 2] = unpack_hi<W>(x[2 * k], x[2 * k + 1]);
+  }
+  for (int k = 0; k < R; ++k) x[k] = y[k];
+  if constexpr (2 * W < OutputRowBytes) interleave_rounds<R, 2 * W, OutputRowBytes>(x);
+}
+
+// R = 2^m rows with packed output rows shorter than 16 bytes (R * E of 2, 4 or 8): the rows'
+// registers (32 bytes of each) interleaved by m rounds of unpacks, after which 16-byte chunk c of
+// each lane's output is in register bit_reversed<m>(c); pairs of chunks are joined across lanes
+// and stored. Per 32 R output bytes: R loads, m R unpacks, R lane joins, R stores, where the
+// general records take a whole G x G transpose of mostly copied rows (u8 2 x N: 64 unpacks for
+// 64 bytes). Columns after the last whole register: element moves.
+template <int ElemSize, int R>
+void interleave_rows(const TileRegion& r) {
+  constexpr int V = 32 / ElemSize;  // columns per register
+  constexpr int m = R == 2 ? 1 : R == 4 ? 2 : 3;
+  const unsigned char* in = r.in + r.row_begin * r.ld_in;
+  unsigned char* out = r.out;  // packed: row_begin is 0
+  int64_t j = r.col_begin;
+  for (; j + V <= r.col_end; j += V) {
+    __m256i x[R];
+    for (int k = 0; k < R; ++k) x[k] = load_half(in + k * r.ld_in + j * ElemSize);
+    interleave_rounds<R, ElemSize, R * ElemSize>(x);
+    unsigned char* to = out + j * r.ld_out;
+    for (int q = 0; q < R / 2; ++q) {
+      const __m256i a = x[bit_reversed<m>(2 * q)], b = x[bit_reversed<m>(2 * q + 1)];
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(to + 32 * q), _mm256_permute2x128_si256(a, b, 0x20));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(to + 32 * (q + R / 2)), _mm256_permute2x128_si256(a, b, 0x31));
+    }
+  }
+  if (j < r.col_end) {
+    TileRegion tail = r;
+    tail.col_begin = j;
+    transpose_region_scalar<ElemSize>(tail);
+  }
+}
+
+// interleave_rows where it applies: packed output rows of 2, 4 or 8 bytes from 2, 4 or 8 rows.
+template <int ElemSize>
+bool interleave_rows_if_packed(const TileRegion& r) {
+  const int64_t rows = r.row_end - r.row_begin;
+  if (r.ld_out != rows * ElemSize) return false;
+  if constexpr (ElemSize <= 4)
+    if (rows == 2) return interleave_rows<ElemSize, 2>(r), true;
+  if constexpr (ElemSize <= 2)
+    if (rows == 4) return interleave_rows<ElemSize, 4>(r), true;
+  if constexpr (ElemSize == 1)
+    if (rows == 8) return interleave_rows<ElemSize, 8>(r), true;
+  return false;
+}
+
 // A region of R < 64 / E rows: blocks of 2G columns, each output row getting R elements. Each
 // group of G rows (the last one partial, its missing rows read as copies of its last) is
 // transposed, and its records are put at their places in a buffer of the block's output rows,
@@ -639,6 +714,7 @@ void few_columns(const TileRegion& r) {
 template <int ElemSize>
 void thin_edge(const TileRegion& r, bool few_rows_side) {
   if constexpr (ElemSize <= 8) {
+    if (few_rows_side && interleave_rows_if_packed<ElemSize>(r)) return;
     if (few_rows_side)
       few_rows<ElemSize>(r);
     else
