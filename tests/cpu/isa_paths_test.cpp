@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <string>
 #include <vector>
@@ -61,8 +62,27 @@ const DType kOnePerSize[] = {DType::u8, DType::u16, DType::f32, DType::f64, DTyp
 
 class CpuIsaPath : public ::testing::TestWithParam<PathCase> {};
 
+// Every matrix at every element size, on and off alignment, at each thread count, on `path`.
+void expect_transposes(const PathCase& path, const std::vector<Matrix>& matrices,
+                       std::initializer_list<int> thread_counts) {
+  const BlockedOptions options = options_of(path);
+  for (DType type : kOnePerSize)
+    for (const Matrix& matrix : matrices)
+      for (std::size_t misalign : {std::size_t{0}, std::size_t{3}})
+        for (int threads : thread_counts) {
+          SCOPED_TRACE(xpose_test::describe(matrix, type) + ", misaligned by " +
+                       std::to_string(misalign) + ", threads " + std::to_string(threads));
+          const auto problem = xpose_test::problem_for(matrix, type);
+          const auto input = xpose_test::make_input(problem, misalign);
+          auto output = xpose_test::make_output(problem, 2 * misalign);
+          const auto expected = xpose_test::expected_transpose(input, output, problem);
+          xpose::detail::transpose_blocked(input.view(), output.view(), problem, threads, options);
+          ASSERT_TRUE(xpose_test::output_matches(output.data(), expected, output, problem));
+        }
+}
+
 TEST_P(CpuIsaPath, TransposeMatchesReferenceOnEveryShapeClass) {
-  const Matrix matrices[] = {
+  const std::vector<Matrix> matrices{
       Matrix{0, 5},       Matrix{5, 0},       Matrix{1, 1},  Matrix{1, 77},
       Matrix{77, 1},      Matrix{3, 1000},    Matrix{1000, 3},
       Matrix{64, 64},     Matrix{65, 63},     Matrix{67, 131},
@@ -73,20 +93,7 @@ TEST_P(CpuIsaPath, TransposeMatchesReferenceOnEveryShapeClass) {
       Matrix{9, 11, 0, 0, 50},                       // many small matrices
       Matrix{20, 30, 31, 21, 4, 20 * 31 + 5, 30 * 21 + 7},  // batch with gaps
   };
-  const BlockedOptions options = options_of(GetParam());
-  for (DType type : kOnePerSize)
-    for (const Matrix& matrix : matrices)
-      for (std::size_t misalign : {std::size_t{0}, std::size_t{3}})
-        for (int threads : {1, 2}) {
-          SCOPED_TRACE(xpose_test::describe(matrix, type) + ", misaligned by " +
-                       std::to_string(misalign) + ", threads " + std::to_string(threads));
-          const auto problem = xpose_test::problem_for(matrix, type);
-          const auto input = xpose_test::make_input(problem, misalign);
-          auto output = xpose_test::make_output(problem, 2 * misalign);
-          const auto expected = xpose_test::expected_transpose(input, output, problem);
-          xpose::detail::transpose_blocked(input.view(), output.view(), problem, threads, options);
-          ASSERT_TRUE(xpose_test::output_matches(output.data(), expected, output, problem));
-        }
+  expect_transposes(GetParam(), matrices, {1, 2});
 }
 
 // Fewer rows or columns than a tile, for every element size (the AVX2 set's 16-byte records: a
@@ -105,20 +112,7 @@ TEST_P(CpuIsaPath, ThinMatricesMatchReference) {
                                                   {100, 17, 0, 0, 3},
                                                   {3, 70, 75, 4, 2, 3 * 75 + 1, 70 * 4 + 2}})
     matrices.push_back(matrix);
-  const BlockedOptions options = options_of(GetParam());
-  for (DType type : kOnePerSize)
-    for (const Matrix& matrix : matrices)
-      for (std::size_t misalign : {std::size_t{0}, std::size_t{3}})
-        for (int threads : {1, 3}) {
-          SCOPED_TRACE(xpose_test::describe(matrix, type) + ", misaligned by " +
-                       std::to_string(misalign) + ", threads " + std::to_string(threads));
-          const auto problem = xpose_test::problem_for(matrix, type);
-          const auto input = xpose_test::make_input(problem, misalign);
-          auto output = xpose_test::make_output(problem, 2 * misalign);
-          const auto expected = xpose_test::expected_transpose(input, output, problem);
-          xpose::detail::transpose_blocked(input.view(), output.view(), problem, threads, options);
-          ASSERT_TRUE(xpose_test::output_matches(output.data(), expected, output, problem));
-        }
+  expect_transposes(GetParam(), matrices, {1, 3});
 }
 
 TEST_P(CpuIsaPath, PermuteMatchesReference) {
