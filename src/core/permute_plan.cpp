@@ -14,13 +14,29 @@ namespace {
 // microseconds (the same threshold as the 2D choice in cpu/cpu_kernels.cpp).
 constexpr int64_t kCpuThreadedFromBytes = int64_t{1} << 20;
 
-// GPU: packed (a box whose input and output runs are both long, at the price of index arithmetic
-// per element) replaces tiled when tiled's shorter run is under one 32-byte sector, and gather
-// when its runs are under two, if packed's own shorter run is longer. On short-axis permutes on
-// an H100 (docs/permute.md) tiled with sector-long runs (8 f32) beat packed, shorter ones lost to
-// it; gather with 64-byte runs ran at 95-98% of memcpy where packed ran at 45-63%.
-constexpr int64_t kTiledShortRunBytes = 32;
+// GPU: packed (a box whose input and output runs are both long, at the price of a table read per
+// element) replaces
+//   tiled, when tiled's shorter run is under 256 bytes and packed's is at least twice as long
+//   (16-byte elements: when tiled's is under one 32-byte sector and packed's longer);
+//   gather, when its runs are under two sectors and packed's are longer, or when it copies in
+//   chunks of 2 bytes or less (runs of an odd number of small elements).
+// Permutes of short axes on an H100 (docs/permute.md): tiled with runs of 40-184 bytes ran at
+// 43-71% of memcpy where packed with runs 2-14 times longer ran at 66-89%; tiled with 240 bytes
+// (f64) and 112-256 (f16, f32) stayed ahead of packed with runs no more than twice as long; tiled
+// moves 16-byte elements at 89-94% from 160-byte runs, packed at 61-78%. Gather with 64-byte runs
+// ran at 95-98%, with 782-byte runs copied 2 bytes at a time at 25% (packed: 57-64%).
+constexpr int64_t kTiledShortRunBytes = 256;
+constexpr int64_t kTiledShortRunBytesLargeElements = 32;
 constexpr int64_t kGatherShortRunBytes = 64;
+constexpr int kGatherNarrowAccessBytes = 2;
+
+// Whether packed (shorter run `packed_run`) replaces the chosen kernel `chosen` (tiled or gather).
+bool packed_is_better(const PreparedPermute& chosen, bool tiled, int elem_size, int64_t packed_run) {
+  const int64_t run = chosen.shorter_run_bytes;
+  if (tiled && elem_size >= 16) return run < kTiledShortRunBytesLargeElements && packed_run > run;
+  if (tiled) return run < kTiledShortRunBytes && packed_run >= 2 * run;
+  return (run < kGatherShortRunBytes && packed_run > run) || chosen.access_bytes <= kGatherNarrowAccessBytes;
+}
 
 bool try_kernel(Device device, const char* name, const PermuteProblem& problem,
                 const PermuteLayout& layout, PreparedPermute* prepared) {
@@ -59,10 +75,11 @@ void choose_permute_kernel(Device device, const PermuteProblem& problem, const P
   if (!chosen) {
     const bool tiled = try_kernel(device, "tiled", problem, work, primary);
     chosen = tiled || try_kernel(device, "gather", problem, work, primary);
-    const int64_t short_run = tiled ? kTiledShortRunBytes : kGatherShortRunBytes;
     PreparedPermute packed;
-    if ((!chosen || primary->shorter_run_bytes < short_run) && try_kernel(device, "packed", problem, work, &packed) &&
-        (!chosen || packed.shorter_run_bytes > primary->shorter_run_bytes)) {
+    const int64_t longest_run = INT64_MAX;  // whether packed could replace it, before preparing packed
+    if ((!chosen || packed_is_better(*primary, tiled, work.elem_size, longest_run)) &&
+        try_kernel(device, "packed", problem, work, &packed) &&
+        (!chosen || packed_is_better(*primary, tiled, work.elem_size, packed.shorter_run_bytes))) {
       *primary = std::move(packed);
       chosen = true;
     }

@@ -25,6 +25,8 @@ struct PreparedPermute {
   // The shorter of the contiguous runs the kernel reads and writes, in bytes, where the kernel
   // states it (0 otherwise): "auto" takes packed over a kernel whose runs are short.
   int64_t shorter_run_bytes = 0;
+  // The widest global access the kernel makes, in bytes, where the kernel states it (0 otherwise).
+  int access_bytes = 0;
 };
 
 struct PermuteKernel {

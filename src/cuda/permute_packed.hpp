@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // The per-tile work of the packed permute kernel (PackedParams in cuda/permute_params.hpp), one
 // function per phase between barriers:
+//   fill_gather_table: once per block, the shared-memory offset of each position of an output run
+//          (its digits along the run's axes times their steps), so that the stores find an element
+//          with one table read instead of divisions;
 //   load:  the tile's input runs from global memory into shared memory, run j at byte j * pitch,
-//          in words of up to 16 bytes (fewer where the runs or the pointer are not aligned);
-//   store: the tile's output runs, each thread one word (4 bytes of 1- or 2-byte elements, else
-//          one element) gathered from shared memory: the digits of the word's first element
-//          along the run's axes, then an odometer over them.
+//          in 16-byte chunks: plain vectors where every run starts on 16 bytes, else the two aligned
+//          vectors around each chunk shifted in registers;
+//   store: the tile's output runs, each thread one aligned 16-byte chunk of a run, its elements
+//          gathered from shared memory through the table; the chunks at a run's ends, which the run
+//          covers only in part, element by element.
 // Plain C++ with host-device functions, like cuda/permute_tile.hpp: the CPU tests run every thread
 // of each phase in turn on host memory.
 #pragma once
@@ -21,35 +25,12 @@ namespace xpose::cuda {
 template <int Size>
 struct PackedAgent {
   using Element = typename Unit<Size>::type;
-  static constexpr int kSharedUnit = Size < 4 ? 4 : Size;  // the pitch is a multiple of this
+  static constexpr int kPerChunk = 16 / Size;
 
   const PackedParams& p;
   int thread, threads;
-  uint8_t* box;  // kPackedSharedBytes, 16-byte aligned
-
-  // A word read from global memory (aligned to `Word`) and written to shared memory (aligned to
-  // the smaller of Word and kSharedUnit).
-  template <int Word>
-  XPOSE_HOST_DEVICE static typename Unit<Word>::type read_word(const uint8_t* from) {
-    typename Unit<Word>::type value;
-#if defined(__CUDA_ARCH__)
-    value = *reinterpret_cast<const typename Unit<Word>::type*>(from);
-#else
-    std::memcpy(&value, from, Word);
-#endif
-    return value;
-  }
-  template <int Word>
-  XPOSE_HOST_DEVICE static void write_word(const typename Unit<Word>::type& value, uint8_t* to) {
-#if defined(__CUDA_ARCH__)
-    constexpr int kPiece = Word < kSharedUnit ? Word : kSharedUnit;
-    using P = typename Unit<kPiece>::type;
-    XPOSE_UNROLL
-    for (int i = 0; i < Word / kPiece; ++i) reinterpret_cast<P*>(to)[i] = reinterpret_cast<const P*>(&value)[i];
-#else
-    std::memcpy(to, &value, Word);
-#endif
-  }
+  uint8_t* box;            // kPackedSharedBytes, 16-byte aligned
+  uint16_t* gather_table;  // kPackedTableEntries
 
   // Where run `run` of a walk starts: its digits along the walk's other box axes (`steps`)
   // times their global and shared-memory steps, added to `global` and `smem`; false when it lies
@@ -70,113 +51,136 @@ struct PackedAgent {
     return inside;
   }
 
-  // Consecutive threads take consecutive words of the tile's runs. One load at a time per thread:
-  // issuing four before their stores was 10-20% slower (more registers, fewer blocks per SM); the
-  // kernel is bound by its index arithmetic, not by memory latency.
-  template <int Word>
-  XPOSE_HOST_DEVICE void load_words(const PackedTile& t, const uint8_t* in) const {
-    const TileDivisor& words_per_run = p.in_words_per_run[log2_word(Word)];
-    const int items = p.in_runs * words_per_run.divisor();
+  // The table is the same for every tile: a run's axes are whole but its last, and an edge tile's
+  // shorter last axis only ends the run sooner.
+  XPOSE_HOST_DEVICE void fill_gather_table() const {
+    for (int e = thread; e < p.out_run_elements; e += threads) {
+      int rest = e, offset = 0;
+      for (int k = 0; k < p.out_run_axes; ++k) {
+        int next = 0;
+        offset += p.out_run[k].extent.divide_remainder(rest, &next) * p.out_run[k].smem;
+        rest = next;
+      }
+      gather_table[e] = static_cast<uint16_t>(offset);
+    }
+  }
+
+  // Consecutive threads take consecutive 16-byte chunks of the tile's input runs. `Aligned`: every
+  // run starts on 16 bytes (PackedParams::in_runs_aligned and an aligned pointer).
+  template <bool Aligned>
+  XPOSE_HOST_DEVICE void load(const PackedTile& t, const uint8_t* __restrict__ in) const {
+    const uintptr_t span_begin = reinterpret_cast<uintptr_t>(in), span_end = span_begin + p.in_span_bytes;
+    const int items = p.in_runs * p.in_chunks_per_run.divisor();
     const int run_bytes = t.in_run_elements * Size;
     for (int item = thread; item < items; item += threads) {
       int run = 0;
-      const int byte = words_per_run.divide_remainder(item, &run) * Word;
-      if (byte >= run_bytes) continue;
+      const int begin = p.in_chunks_per_run.divide_remainder(item, &run) * 16;
+      if (begin >= run_bytes) continue;
       int64_t source = t.in_base;
       int unused = 0;  // the run's place in shared memory is run * pitch
       if (!run_start(p.in_outer, p.in_outer_axes, run, t, &source, &unused)) continue;
-      const uint8_t* from = in + source * Size + byte;
-      uint8_t* to = box + run * p.pitch + byte;
-      if (byte + Word <= run_bytes) {
-        write_word<Word>(read_word<Word>(from), to);
-      } else {  // a run's last partial word (edge tiles, odd runs): element by element
-        for (int b = 0; b < run_bytes - byte; b += Size)
+      const uint8_t* from = in + source * Size + begin;
+      uint8_t* to = box + run * p.pitch + begin;
+      const int bytes = run_bytes - begin < 16 ? run_bytes - begin : 16;
+      const uintptr_t address = reinterpret_cast<uintptr_t>(from);
+      const int shift = Aligned ? 0 : static_cast<int>(address & 15);
+      const uintptr_t aligned = address - static_cast<uintptr_t>(shift);
+      const bool two = shift + bytes > 16;
+      // Aligned: a partial chunk (a run's end) is read element by element; shifted: a vector is
+      // read whole only inside the view's span.
+      const bool whole = Aligned ? bytes == 16 : aligned >= span_begin && aligned + (two ? 32 : 16) <= span_end;
+      if (whole) {
+        Vector16 v = *reinterpret_cast<const Vector16*>(aligned);
+        if (!Aligned && shift != 0) {
+          Vector16 hi = {};
+          if (two) hi = *reinterpret_cast<const Vector16*>(aligned + 16);
+          v = shift_pair(v, hi, shift);
+        }
+        // Rows are 4-byte aligned; the last word of a run may carry bytes past its end into the
+        // row's padding (the pitch covers the run rounded up to 4 bytes). Lanes 16 bytes apart
+        // would meet in the same bank four at a time: for 1- and 2-byte elements each group of 8
+        // lanes starts at another word (for larger ones the selects cost more than the conflicts).
+        auto* words = reinterpret_cast<uint32_t*>(to);
+        const int rotation = Size <= 2 ? (thread >> 3) & 3 : 0, count = (bytes + 3) / 4;
+        XPOSE_UNROLL
+        for (int k = 0; k < 4; ++k) {
+          const int w = (k + rotation) & 3;
+          if (w < count) words[w] = word_of(v, w);
+        }
+      } else {
+        for (int b = 0; b < bytes; b += Size)
           *reinterpret_cast<Element*>(to + b) = *reinterpret_cast<const Element*>(from + b);
       }
     }
   }
 
-  // `word`: bytes per global load, a power of two from Size to p.in_word (the launch lowers it
-  // for an input pointer not aligned to p.in_word).
-  XPOSE_HOST_DEVICE void load(const PackedTile& t, const uint8_t* in, int word) const {
-    if constexpr (Size < 16) {
-      if (word == 16) return load_words<16>(t, in);
-    }
-    if constexpr (Size < 8) {
-      if (word == 8) return load_words<8>(t, in);
-    }
-    if constexpr (Size < 4) {
-      if (word == 4) return load_words<4>(t, in);
-    }
-    if constexpr (Size < 2) {
-      if (word == 2) return load_words<2>(t, in);
-    }
-    load_words<Size>(t, in);
+  XPOSE_HOST_DEVICE static uint32_t word_of(const Vector16& v, int w) {
+    return w == 0 ? v.x : w == 1 ? v.y : w == 2 ? v.z : v.w;
   }
 
-  template <int PerWord>
-  XPOSE_HOST_DEVICE void store_words(const PackedTile& t, uint8_t* out) const {
-    using W = typename Unit<Size * PerWord>::type;
-    const TileDivisor& words_per_run = p.out_words_per_run[log2_word(Size * PerWord)];
-    const int items = p.out_runs * words_per_run.divisor();
-    const int run_elements = t.out_run_elements;
+  // Element `e` of the output run whose first element is at `run_smem` in shared memory.
+  XPOSE_HOST_DEVICE Element gathered(int run_smem, int e) const {
+    return *reinterpret_cast<const Element*>(box + run_smem + gather_table[e]);
+  }
+
+  // The 16 bytes of elements first .. first + kPerChunk - 1 of a run. 1- and 2-byte elements:
+  // where a run is contiguous in shared memory, lanes 16 bytes apart would read the same bank four
+  // at a time, so each group of 8 lanes starts at another word of its chunk (for 4- and 8-byte
+  // elements the selects cost more than the conflicts, H100).
+  XPOSE_HOST_DEVICE Vector16 gather_chunk(int run_smem, int first) const {
+    if constexpr (Size == 16) {
+      return gathered(run_smem, first);
+    } else if constexpr (Size == 8) {
+      const uint64_t lo = gathered(run_smem, first), hi = gathered(run_smem, first + 1);
+      return {static_cast<uint32_t>(lo), static_cast<uint32_t>(lo >> 32), static_cast<uint32_t>(hi),
+              static_cast<uint32_t>(hi >> 32)};
+    } else if constexpr (Size == 4) {
+      return {gathered(run_smem, first), gathered(run_smem, first + 1), gathered(run_smem, first + 2),
+              gathered(run_smem, first + 3)};
+    } else {
+      constexpr int kPerWord = 4 / Size;
+      const int rotation = (thread >> 3) & 3;
+      Vector16 rotated;  // word k holds word (k + rotation) & 3 of the chunk
+      uint32_t* slots[4] = {&rotated.x, &rotated.y, &rotated.z, &rotated.w};
+      XPOSE_UNROLL
+      for (int k = 0; k < 4; ++k) {
+        const int w = (k + rotation) & 3;
+        uint32_t word = 0;
+        XPOSE_UNROLL
+        for (int i = 0; i < kPerWord; ++i)
+          word |= static_cast<uint32_t>(gathered(run_smem, first + w * kPerWord + i)) << (8 * Size * i);
+        *slots[k] = word;
+      }
+      return {word_of(rotated, (0 - rotation) & 3), word_of(rotated, (1 - rotation) & 3),
+              word_of(rotated, (2 - rotation) & 3), word_of(rotated, (3 - rotation) & 3)};
+    }
+  }
+
+  // Consecutive threads take consecutive aligned 16-byte chunks of the tile's output runs.
+  // `Aligned`: every run starts on 16 bytes (PackedParams::out_runs_aligned and an aligned pointer).
+  template <bool Aligned>
+  XPOSE_HOST_DEVICE void store(const PackedTile& t, uint8_t* __restrict__ out) const {
+    const TileDivisor& chunks_per_run = Aligned ? p.out_chunks_aligned : p.out_chunks_shifted;
+    const int items = p.out_runs * chunks_per_run.divisor();
+    const int run_bytes = t.out_run_elements * Size;
     for (int item = thread; item < items; item += threads) {
       int run = 0;
-      const int first = words_per_run.divide_remainder(item, &run) * PerWord;
-      if (first >= run_elements) continue;
+      const int chunk = chunks_per_run.divide_remainder(item, &run);
       int64_t target = t.out_base;
-      int offset = 0;
-      if (!run_start(p.out_outer, p.out_outer_axes, run, t, &target, &offset)) continue;
-      int digits[kMaxBoxAxes] = {};
-      int rest = first;
-      XPOSE_UNROLL
-      for (int k = 0; k < kMaxBoxAxes; ++k) {
-        if (k >= p.out_run_axes) break;
-        int next = 0;
-        digits[k] = p.out_run[k].extent.divide_remainder(rest, &next);
-        rest = next;
-        offset += digits[k] * p.out_run[k].smem;
-      }
-      Element values[PerWord];
-      XPOSE_UNROLL
-      for (int e = 0; e < PerWord; ++e) {
-        values[e] = *reinterpret_cast<const Element*>(box + offset);
-        if (e + 1 == PerWord) break;
-        XPOSE_UNROLL
-        for (int k = 0; k < kMaxBoxAxes; ++k) {  // the next element of the run
-          if (k >= p.out_run_axes) break;
-          offset += p.out_run[k].smem;
-          if (++digits[k] < p.out_run[k].extent.divisor()) break;
-          offset -= p.out_run[k].extent.divisor() * p.out_run[k].smem;
-          digits[k] = 0;
-        }
-      }
-      uint8_t* to = out + (target + first) * Size;
-      if (first + PerWord <= run_elements) {
-        if constexpr (PerWord == 1) {
-          *reinterpret_cast<Element*>(to) = values[0];
-        } else {
-          W word = 0;
-          XPOSE_UNROLL
-          for (int e = 0; e < PerWord; ++e) word |= static_cast<W>(static_cast<W>(values[e]) << (8 * Size * e));
-          *reinterpret_cast<W*>(to) = word;
-        }
+      int run_smem = 0;
+      if (!run_start(p.out_outer, p.out_outer_axes, run, t, &target, &run_smem)) continue;
+      uint8_t* first = out + target * Size;
+      const int lead = Aligned ? 0 : static_cast<int>(reinterpret_cast<uintptr_t>(first) & 15);
+      const int begin = chunk * 16 - lead;  // the chunk's first byte, from the run's start
+      if (begin >= run_bytes) continue;
+      if (begin >= 0 && begin + 16 <= run_bytes) {
+        *reinterpret_cast<Vector16*>(first + begin) = gather_chunk(run_smem, begin / Size);
       } else {
-        for (int e = 0; e < run_elements - first; ++e) reinterpret_cast<Element*>(to)[e] = values[e];
+        const int end = begin + 16 < run_bytes ? begin + 16 : run_bytes;
+        for (int b = begin < 0 ? 0 : begin; b < end; b += Size)
+          *reinterpret_cast<Element*>(first + b) = gathered(run_smem, b / Size);
       }
     }
-  }
-
-  // `word`: bytes per global store (p.out_word, or less for an output pointer not aligned to it).
-  XPOSE_HOST_DEVICE void store(const PackedTile& t, uint8_t* out, int word) const {
-    if constexpr (Size == 1) {
-      if (word == 4) return store_words<4>(t, out);
-      if (word == 2) return store_words<2>(t, out);
-    }
-    if constexpr (Size == 2) {
-      if (word == 4) return store_words<2>(t, out);
-    }
-    store_words<1>(t, out);
   }
 };
 

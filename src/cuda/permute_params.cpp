@@ -2,7 +2,6 @@
 #include "cuda/permute_params.hpp"
 
 #include <algorithm>
-#include <initializer_list>
 
 namespace xpose::cuda {
 namespace {
@@ -303,20 +302,6 @@ struct Box {
   int64_t shared_bytes() const { return runs() * pitch_bytes(); }
 };
 
-// The largest power of two from `smallest` to 16 that divides every one of `values` (in bytes).
-int widest_word(int smallest, std::initializer_list<int64_t> values, const int64_t* more, int count) {
-  int word = 16;
-  const auto divides_all = [&](int w) {
-    for (int64_t v : values)
-      if (v % w != 0) return false;
-    for (int k = 0; k < count; ++k)
-      if (more[k] % w != 0) return false;
-    return true;
-  };
-  while (word > smallest && !divides_all(word)) word /= 2;
-  return word;
-}
-
 }  // namespace
 
 bool make_packed_params(const detail::PermuteLayout& layout, PackedParams* params, std::string* why) {
@@ -352,7 +337,9 @@ bool make_packed_params(const detail::PermuteLayout& layout, PackedParams* param
     const int i = frontier[side];
     const int64_t before = box.extent[i];
     box.extent[i] = std::min(box.size[i], std::max<int64_t>(2, before * 2));
-    if (box.shared_bytes() > kPackedSharedBytes || box.axes_in_box() > kMaxBoxAxes) {
+    int out_frontier = 0, out_axes = 0;
+    if (box.shared_bytes() > kPackedSharedBytes || box.axes_in_box() > kMaxBoxAxes ||
+        box.run(false, &out_frontier, &out_axes) > kPackedTableEntries) {
       box.extent[i] = before;
       side_done[side] = true;
     }
@@ -389,21 +376,30 @@ bool make_packed_params(const detail::PermuteLayout& layout, PackedParams* param
   p.in_run_elements = static_cast<int>(box.run(true, &frontier, &p.in_run_axes));
   p.pitch = box.pitch_bytes();
   int smem = p.pitch;
-  int64_t strides[2 * kMaxAxes];
-  int stride_count = 0;
   for (int b = p.in_run_axes; b < p.box_axes; ++b) {
     const int i = p.box_axis[b];
     p.in_outer[p.in_outer_axes++] = {TileDivisor(static_cast<int>(box.extent[i])), b, smem, box.in_stride[i]};
     smem *= static_cast<int>(box.extent[i]);
   }
   p.in_runs = smem / p.pitch;
-  // The input word divides the run and the strides of the other axes, so that every run starts on
-  // a word (the pointer is checked at launch); without a run (innermost axis strided), one element.
-  for (int i = p.in_run_axes; i < n; ++i) strides[stride_count++] = box.in_stride[i] * e;
-  p.in_word = p.in_run_axes == 0 ? static_cast<int>(e)
-                                 : widest_word(static_cast<int>(e), {p.in_run_elements * e}, strides, stride_count);
-  for (int w = static_cast<int>(e); w <= p.in_word; w *= 2)
-    p.in_words_per_run[log2_word(w)] = TileDivisor(static_cast<int>(p.in_run_elements * e / w));
+  // Runs start on 16 bytes (from an aligned pointer) when every offset between them is a multiple
+  // of 16 bytes: the strides of the axes outside the run and the step between the tiles of a
+  // partial run axis.
+  const auto all_multiples_of_16 = [&](bool input, const bool* in_run) {
+    for (int i = 0; i < n; ++i) {
+      const int64_t stride = (input ? box.in_stride[i] : box.out_stride[i]) * e;
+      if (!in_run[i] && stride % 16 != 0) return false;
+      if (in_run[i] && box.extent[i] < box.size[i] && box.extent[i] * stride % 16 != 0) return false;
+    }
+    return true;
+  };
+  bool in_in_run[kMaxAxes] = {};
+  for (int b = 0; b < p.in_run_axes; ++b) in_in_run[p.box_axis[b]] = true;
+  p.in_runs_aligned = all_multiples_of_16(true, in_in_run);
+  int64_t last = 0;  // strides are non-negative: the view's last element
+  for (int i = 0; i < n; ++i) last += (box.size[i] - 1) * box.in_stride[i];
+  p.in_span_bytes = (last + 1) * e;
+  p.in_chunks_per_run = TileDivisor(static_cast<int>((p.in_run_elements * e + 15) / 16));
 
   // Stores. Shared-memory step of each box axis: in the run, the elements inside before it; else
   // its in_outer step.
@@ -431,17 +427,10 @@ bool make_packed_params(const detail::PermuteLayout& layout, PackedParams* param
   }
   p.out_runs = 1;
   for (int k = 0; k < p.out_outer_axes; ++k) p.out_runs *= p.out_outer[k].extent.divisor();
-  // The output word: 4 bytes for 1- and 2-byte elements (each thread gathers 2 or 4 elements from
-  // shared memory), else one element; narrower where the run or the strides are not multiples.
-  stride_count = 0;
-  for (int i = 0; i < n; ++i)
-    if (!in_out_run[i]) strides[stride_count++] = box.out_stride[i] * e;
-  p.out_word = out_axes == 0 ? static_cast<int>(e)
-                             : std::min<int>(std::max<int>(4, static_cast<int>(e)),
-                                             widest_word(static_cast<int>(e), {p.out_run_elements * e}, strides,
-                                                         stride_count));
-  for (int w = static_cast<int>(e); w <= p.out_word; w *= 2)
-    p.out_words_per_run[log2_word(w)] = TileDivisor(static_cast<int>(p.out_run_elements * e / w));
+  p.out_runs_aligned = all_multiples_of_16(false, in_out_run);
+  const int64_t out_run_bytes = p.out_run_elements * e;
+  p.out_chunks_aligned = TileDivisor(static_cast<int>((out_run_bytes + 15) / 16));
+  p.out_chunks_shifted = TileDivisor(static_cast<int>((out_run_bytes + 16 - e + 15) / 16));
   *params = p;
   return true;
 }

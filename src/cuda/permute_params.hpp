@@ -235,12 +235,16 @@ XPOSE_HOST_DEVICE inline int64_t col_out_offset(const TiledParams& p, int64_t co
 // axes) are both long however short each axis is. Rows and columns of `tiled` are the special
 // case of disjoint axes; here an axis may serve both sides (dims (.., 6, 3) -> (.., 3, 6, ..): the
 // 18 bytes of the two short axes are contiguous on both sides, and the box extends them with the
-// next axes of each side). Shared memory holds the box in input order, one input run per pitch:
-// loads copy runs in words of up to 16 bytes, stores gather each output word element by element.
+// next axes of each side). Shared memory holds the box in input order, one input run per pitch.
+// Loads copy runs in 16-byte chunks (aligned vectors, shifted in registers where a run starts off
+// 16 bytes); stores write the aligned 16-byte chunks of each output run, gathering their elements
+// from shared memory through a table of each run position's offset, built once per block.
 using detail::TileDivisor;
 constexpr int kPackedSharedBytes = 16384;
 constexpr int kPackedThreads = 256;
 constexpr int kMaxBoxAxes = 8;
+// Entries of the gather table (2 bytes each): the longest output run a box may have.
+constexpr int kPackedTableEntries = 4096;
 
 // One box axis as one walk sees it.
 struct PackedStep {
@@ -274,21 +278,27 @@ struct PackedParams {
   int in_outer_axes = 0;
   PackedStep in_outer[kMaxBoxAxes];
   int in_runs = 1;
-  int in_word = 1;                 // bytes per global load (a power of two, 1 to 16)
-  // Words per run for each word size 2^w up to in_word (the launch lowers the word for a pointer
-  // not aligned to it).
-  TileDivisor in_words_per_run[5];
+  // Every run starts on 16 bytes when the input pointer does (the run and the strides of the
+  // other axes are multiples of 16 bytes): loads are plain 16-byte vectors. Otherwise each 16
+  // bytes of a run come from the two aligned vectors around them, read whole only inside the
+  // input view's span of in_span_bytes from the input pointer.
+  bool in_runs_aligned = false;
+  int64_t in_span_bytes = 0;
+  TileDivisor in_chunks_per_run;  // 16-byte chunks of a full tile's input run
   // Stores: an output run is the box's output-innermost axes contiguous in the output (out_run,
   // innermost first), out_run_elements long in a full tile; the runs are numbered by the other box
-  // axes (out_outer, output order). Each thread writes out_word bytes of one run.
+  // axes (out_outer, output order). Each thread writes one aligned 16-byte chunk of a run: whole
+  // where the chunk lies inside the run, element by element at the run's ends.
   int out_run_axes = 0;
   PackedStep out_run[kMaxBoxAxes];
   int out_run_elements = 1;
   int out_outer_axes = 0;
   PackedStep out_outer[kMaxBoxAxes];
   int out_runs = 1;
-  int out_word = 1;
-  TileDivisor out_words_per_run[5];  // likewise
+  // Every run starts on 16 bytes when the output pointer does; chunks per run then, and the most
+  // a run can span wherever it starts.
+  bool out_runs_aligned = false;
+  TileDivisor out_chunks_aligned, out_chunks_shifted;
 
   // The shorter of the input and output runs of a full tile, in bytes (the kernel choice).
   int64_t shorter_run_bytes() const {
@@ -298,16 +308,6 @@ struct PackedParams {
 
 // Whether packed runs `layout` (rank >= 2); if so fills `params`, else says why.
 bool make_packed_params(const detail::PermuteLayout& layout, PackedParams* params, std::string* why);
-
-// The widest power of two from `smallest` to `word` that `pointer` is aligned to: the packed
-// kernel's load and store words for the pointers of one launch.
-inline int aligned_word(const void* pointer, int word, int smallest) {
-  while (word > smallest && reinterpret_cast<uintptr_t>(pointer) % static_cast<uintptr_t>(word) != 0) word /= 2;
-  return word;
-}
-
-// log2 of a word size (1 to 16 bytes).
-XPOSE_HOST_DEVICE constexpr int log2_word(int word) { return word >= 16 ? 4 : word >= 8 ? 3 : word >= 4 ? 2 : word >= 2 ? 1 : 0; }
 
 // One tile of the packed kernel: where it starts on each side and its extent along each box axis
 // (edge tiles are smaller).

@@ -141,6 +141,13 @@ TEST(PermuteLayout, GpuChoiceFollowsTheRule) {
   EXPECT_EQ(chosen({{5, 31, 6, 3, 1599, 5, 25}, {4, 5, 3, 0, 2, 1, 6}, {}, {}}, DType::u8), "packed");
   EXPECT_EQ(chosen({{27, 64, 577, 32}, {0, 2, 1, 3}, {}, {}}, DType::f16), "gather");  // 64-byte runs stay
   EXPECT_EQ(chosen({{4, 5, 6}, {1, 0, 2}, {80, 16, 2}, {}}, DType::f32), "packed");  // no input run
+  // Tiled's runs under 256 bytes give way to packed runs at least twice as long (40 -> 208 bytes),
+  // not to shorter ones (240 -> 448), nor for 16-byte elements beyond one sector (160 bytes).
+  EXPECT_EQ(chosen({{5, 7, 5, 7, 334, 17, 13}, {1, 5, 2, 6, 3, 4, 0}, {}, {}}, DType::f64), "packed");
+  EXPECT_EQ(chosen({{38, 37, 25, 5, 7, 30}, {2, 0, 3, 5, 1, 4}, {}, {}}, DType::f64), "tiled");
+  EXPECT_EQ(chosen({{2, 6, 5, 1366, 39, 10}, {3, 1, 4, 5, 2, 0}, {}, {}}, DType::c128), "tiled");
+  // Gather copying an odd run of small elements 2 bytes at a time (782-byte runs): packed.
+  EXPECT_EQ(chosen({{123, 725, 23, 17}, {1, 0, 2, 3}, {}, {}}, DType::f16), "packed");
   EXPECT_EQ(chosen({{50}, {0}, {3}, {}}, DType::f32), "naive");                      // a strided copy
 }
 

@@ -30,19 +30,27 @@ cuda::PackedParams params_for(const Permutation& perm, DType type) {
   return p;
 }
 
-// Every thread of a block, phase by phase, tile by tile, with the words the launcher would pick
+// Every thread of a block, phase by phase, tile by tile, with the forms the launcher would pick
 // for these pointers.
 template <int Size>
 void emulate(const cuda::PackedParams& p, const uint8_t* in, uint8_t* out) {
   alignas(16) static uint8_t box[cuda::kPackedSharedBytes];
+  static uint16_t table[cuda::kPackedTableEntries];
   std::memset(box, 0xCD, sizeof(box));  // stale shared memory must never reach the output
-  const int in_word = cuda::aligned_word(in, p.in_word, Size), out_word = cuda::aligned_word(out, p.out_word, Size);
+  const auto aligned16 = [](const void* pointer) { return reinterpret_cast<uintptr_t>(pointer) % 16 == 0; };
+  const bool aligned_in = p.in_runs_aligned && aligned16(in), aligned_out = p.out_runs_aligned && aligned16(out);
+  const auto agent = [&](int thread) { return cuda::PackedAgent<Size>{p, thread, cuda::kPackedThreads, box, table}; };
+  for (int thread = 0; thread < cuda::kPackedThreads; ++thread) agent(thread).fill_gather_table();
   for (int64_t t = 0; t < p.tiles; ++t) {
     const cuda::PackedTile tile = cuda::packed_tile(p, t);
-    for (int thread = 0; thread < cuda::kPackedThreads; ++thread)
-      cuda::PackedAgent<Size>{p, thread, cuda::kPackedThreads, box}.load(tile, in, in_word);
-    for (int thread = 0; thread < cuda::kPackedThreads; ++thread)
-      cuda::PackedAgent<Size>{p, thread, cuda::kPackedThreads, box}.store(tile, out, out_word);
+    for (int thread = 0; thread < cuda::kPackedThreads; ++thread) {
+      if (aligned_in) agent(thread).template load<true>(tile, in);
+      else agent(thread).template load<false>(tile, in);
+    }
+    for (int thread = 0; thread < cuda::kPackedThreads; ++thread) {
+      if (aligned_out) agent(thread).template store<true>(tile, out);
+      else agent(thread).template store<false>(tile, out);
+    }
   }
 }
 
@@ -81,14 +89,16 @@ TEST(PermutePacked, BoxJoinsShortAxesIntoLongRunsOnBothSides) {
   // A short innermost run that stays innermost (25 bytes) is joined with the next axes.
   const cuda::PackedParams stays = params_for({{5, 31, 6, 3, 1599, 5, 25}, {4, 5, 3, 0, 2, 1, 6}, {}, {}}, DType::u8);
   EXPECT_GE(stays.shorter_run_bytes(), 100);
-  // Words: the widest the runs and strides allow.
+  // Runs on 16 bytes: plain vector loads and stores.
   const cuda::PackedParams aligned = params_for({{64, 64, 16}, {1, 0, 2}, {}, {}}, DType::f32);
-  EXPECT_EQ(aligned.in_word, 16);
-  EXPECT_EQ(aligned.out_word, 4);
-  // An input whose innermost axis is strided has no input run: one element per load.
+  EXPECT_TRUE(aligned.in_runs_aligned);
+  EXPECT_TRUE(aligned.out_runs_aligned);
+  EXPECT_FALSE(stays.in_runs_aligned);
+  EXPECT_LE(stays.out_run_elements, cuda::kPackedTableEntries);
+  // An input whose innermost axis is strided has runs of one element.
   const cuda::PackedParams strided = params_for({{40, 30}, {1, 0}, {60, 2}, {}}, DType::f16);
   EXPECT_EQ(strided.in_run_elements, 1);
-  EXPECT_EQ(strided.in_word, 2);
+  EXPECT_FALSE(strided.in_runs_aligned);
   EXPECT_GE(strided.out_run_elements, 30);
 }
 
