@@ -17,22 +17,28 @@ constexpr int64_t kCpuThreadedFromBytes = int64_t{1} << 20;
 // GPU: packed (a box whose input and output runs are both long, at the price of a table read per
 // element) replaces
 //   tiled, when tiled's shorter run is under 256 bytes and packed's is at least twice as long
-//   (16-byte elements: when tiled's is under one 32-byte sector and packed's longer);
+//   (16-byte elements: when tiled's is under one 32-byte sector and packed's longer), or when
+//   tiled's tiles hold under 2 KiB (axes too short to fill them) and packed's at least twice that;
 //   gather, when its runs are under two sectors and packed's are longer, or when it copies in
-//   chunks of 2 bytes or less (runs of an odd number of small elements).
+//   chunks of 4 bytes or less (runs of an odd number of elements of up to 4 bytes).
 // Permutes of short axes on an H100 (docs/permute.md): tiled with runs of 40-184 bytes ran at
-// 43-71% of memcpy where packed with runs 2-14 times longer ran at 66-89%; tiled with 240 bytes
+// 43-71% of memcpy where packed with runs 2-14 times longer ran at 67-89%; tiled with 240 bytes
 // (f64) and 112-256 (f16, f32) stayed ahead of packed with runs no more than twice as long; tiled
-// moves 16-byte elements at 89-94% from 160-byte runs, packed at 61-78%. Gather with 64-byte runs
-// ran at 95-98%, with 782-byte runs copied 2 bytes at a time at 25% (packed: 57-64%).
+// moves 16-byte elements at 89-94% from 160-byte runs, packed at 65-86%; tiled with 48 bytes per
+// tile (a 6 x 2 view of f32) ran at 1%. Gather with 64-byte runs of 16-byte chunks ran at 95-98%;
+// copying 2 or 4 bytes at a time it ran at 17-39% (runs of 76 bytes to 1.8 MB).
 constexpr int64_t kTiledShortRunBytes = 256;
 constexpr int64_t kTiledShortRunBytesLargeElements = 32;
+constexpr int64_t kTiledSmallTileBytes = 2048;
 constexpr int64_t kGatherShortRunBytes = 64;
-constexpr int kGatherNarrowAccessBytes = 2;
+constexpr int kGatherNarrowAccessBytes = 4;
 
-// Whether packed (shorter run `packed_run`) replaces the chosen kernel `chosen` (tiled or gather).
-bool packed_is_better(const PreparedPermute& chosen, bool tiled, int elem_size, int64_t packed_run) {
+// Whether packed (shorter run `packed_run`, `packed_tile` bytes per tile) replaces the chosen
+// kernel `chosen` (tiled or gather).
+bool packed_is_better(const PreparedPermute& chosen, bool tiled, int elem_size, int64_t packed_run,
+                      int64_t packed_tile) {
   const int64_t run = chosen.shorter_run_bytes;
+  if (tiled && chosen.bytes_per_tile < kTiledSmallTileBytes && packed_tile >= 2 * chosen.bytes_per_tile) return true;
   if (tiled && elem_size >= 16) return run < kTiledShortRunBytesLargeElements && packed_run > run;
   if (tiled) return run < kTiledShortRunBytes && packed_run >= 2 * run;
   return (run < kGatherShortRunBytes && packed_run > run) || chosen.access_bytes <= kGatherNarrowAccessBytes;
@@ -76,10 +82,11 @@ void choose_permute_kernel(Device device, const PermuteProblem& problem, const P
     const bool tiled = try_kernel(device, "tiled", problem, work, primary);
     chosen = tiled || try_kernel(device, "gather", problem, work, primary);
     PreparedPermute packed;
-    const int64_t longest_run = INT64_MAX;  // whether packed could replace it, before preparing packed
-    if ((!chosen || packed_is_better(*primary, tiled, work.elem_size, longest_run)) &&
+    const int64_t longest_run = INT64_MAX;  // whether packed could replace it, before preparing it
+    if ((!chosen || packed_is_better(*primary, tiled, work.elem_size, longest_run, longest_run)) &&
         try_kernel(device, "packed", problem, work, &packed) &&
-        (!chosen || packed_is_better(*primary, tiled, work.elem_size, packed.shorter_run_bytes))) {
+        (!chosen ||
+         packed_is_better(*primary, tiled, work.elem_size, packed.shorter_run_bytes, packed.bytes_per_tile))) {
       *primary = std::move(packed);
       chosen = true;
     }

@@ -27,6 +27,8 @@ struct PreparedPermute {
   int64_t shorter_run_bytes = 0;
   // The widest global access the kernel makes, in bytes, where the kernel states it (0 otherwise).
   int access_bytes = 0;
+  // Tiled kernels: the tensor's bytes over the number of tiles (what a block moves per tile).
+  int64_t bytes_per_tile = 0;
 };
 
 struct PermuteKernel {

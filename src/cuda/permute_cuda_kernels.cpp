@@ -56,6 +56,7 @@ bool prepare_tiled(const PermuteProblem&, const PermuteLayout& layout, PreparedP
   if (!cuda::make_tiled_params(layout, params.get(), why)) return false;
   prepared->alignment = layout.elem_size;
   prepared->shorter_run_bytes = params->shorter_run_bytes();
+  prepared->bytes_per_tile = params->tiles > 0 ? layout.bytes() / params->tiles : 0;
   prepared->data = std::move(params);
   return true;
 }
@@ -69,6 +70,7 @@ bool prepare_packed(const PermuteProblem&, const PermuteLayout& layout, Prepared
   if (!cuda::make_packed_params(layout, params.get(), why)) return false;
   prepared->alignment = layout.elem_size;
   prepared->shorter_run_bytes = params->shorter_run_bytes();
+  prepared->bytes_per_tile = params->tiles > 0 ? layout.bytes() / params->tiles : 0;
   prepared->data = std::move(params);
   return true;
 }

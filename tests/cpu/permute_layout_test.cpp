@@ -146,8 +146,12 @@ TEST(PermuteLayout, GpuChoiceFollowsTheRule) {
   EXPECT_EQ(chosen({{5, 7, 5, 7, 334, 17, 13}, {1, 5, 2, 6, 3, 4, 0}, {}, {}}, DType::f64), "packed");
   EXPECT_EQ(chosen({{38, 37, 25, 5, 7, 30}, {2, 0, 3, 5, 1, 4}, {}, {}}, DType::f64), "tiled");
   EXPECT_EQ(chosen({{2, 6, 5, 1366, 39, 10}, {3, 1, 4, 5, 2, 0}, {}, {}}, DType::c128), "tiled");
-  // Gather copying an odd run of small elements 2 bytes at a time (782-byte runs): packed.
+  // Gather copying an odd run of small elements 2 or 4 bytes at a time (782- and 76-byte runs):
+  // packed.
   EXPECT_EQ(chosen({{123, 725, 23, 17}, {1, 0, 2, 3}, {}, {}}, DType::f16), "packed");
+  EXPECT_EQ(chosen({{3, 5, 21, 3, 23, 7, 45, 19}, {4, 2, 3, 5, 0, 6, 1, 7}, {}, {}}, DType::f32), "packed");
+  // Tiled tiles of a few elements (a strided 6 x 2 view of f32 per tile): packed.
+  EXPECT_EQ(chosen({{318268, 9, 6, 2}, {1, 0, 3, 2}, {162, 18, 3, 1}, {}}, DType::f32), "packed");
   EXPECT_EQ(chosen({{50}, {0}, {3}, {}}, DType::f32), "naive");                      // a strided copy
 }
 
