@@ -16,19 +16,21 @@ constexpr int64_t kCpuThreadedFromBytes = int64_t{1} << 20;
 
 // GPU: packed (a box whose input and output runs are both long, at the price of a table read per
 // element) replaces
-//   tiled, when tiled's shorter run is under 256 bytes and packed's is at least twice as long
-//   (16-byte elements: when tiled's is under one 32-byte sector and packed's longer), or when
-//   tiled's tiles hold under 2 KiB (axes too short to fill them) and packed's at least twice that;
+//   tiled, for 4- and 8-byte elements when tiled's shorter run is under 24 elements and packed's
+//   is at least twice as long; for others when tiled's is under one 32-byte sector and packed's
+//   longer; and whenever tiled's tiles hold under 2 KiB (axes too short to fill them) and
+//   packed's at least twice that;
 //   gather, when its runs are under two sectors and packed's are longer, or when it copies in
 //   chunks of 4 bytes or less (runs of an odd number of elements of up to 4 bytes).
-// Permutes of short axes on an H100 (docs/permute.md): tiled with runs of 40-184 bytes ran at
-// 43-71% of memcpy where packed with runs 2-14 times longer ran at 67-89%; tiled with 240 bytes
-// (f64) and 112-256 (f16, f32) stayed ahead of packed with runs no more than twice as long; tiled
-// moves 16-byte elements at 89-94% from 160-byte runs, packed at 65-86%; tiled with 48 bytes per
-// tile (a 6 x 2 view of f32) ran at 1%. Gather with 64-byte runs of 16-byte chunks ran at 95-98%;
-// copying 2 or 4 bytes at a time it ran at 17-39% (runs of 76 bytes to 1.8 MB).
-constexpr int64_t kTiledShortRunBytes = 256;
-constexpr int64_t kTiledShortRunBytesLargeElements = 32;
+// Permutes of short axes on an H100 (docs/permute.md): tiled with f32 / f64 runs of 5-23 elements
+// ran at 43-71% of memcpy where packed with runs 2-14 times longer ran at 67-89%; tiled with 30
+// f64 and 53-64 f32 stayed ahead of packed runs no more than twice as long; 1- and 2-byte elements
+// and 16-byte ones run faster through tiled whenever its runs are a sector or more (u8 and f16
+// 39-68% against packed's 20-39% on 96- to 136-byte runs; c128 89-94% against 65-86%); tiled with
+// 48 bytes per tile (a 6 x 2 view of f32) ran at 1%. Gather with 64-byte runs of 16-byte chunks ran
+// at 95-98%; copying 2 or 4 bytes at a time it ran at 17-39% (runs of 76 bytes to 1.8 MB).
+constexpr int64_t kTiledShortRunElements = 24;
+constexpr int64_t kTiledShortRunBytes = 32;
 constexpr int64_t kTiledSmallTileBytes = 2048;
 constexpr int64_t kGatherShortRunBytes = 64;
 constexpr int kGatherNarrowAccessBytes = 4;
@@ -39,8 +41,9 @@ bool packed_is_better(const PreparedPermute& chosen, bool tiled, int elem_size, 
                       int64_t packed_tile) {
   const int64_t run = chosen.shorter_run_bytes;
   if (tiled && chosen.bytes_per_tile < kTiledSmallTileBytes && packed_tile >= 2 * chosen.bytes_per_tile) return true;
-  if (tiled && elem_size >= 16) return run < kTiledShortRunBytesLargeElements && packed_run > run;
-  if (tiled) return run < kTiledShortRunBytes && packed_run >= 2 * run;
+  if (tiled && (elem_size == 4 || elem_size == 8))
+    return run < kTiledShortRunElements * elem_size && packed_run >= 2 * run;
+  if (tiled) return run < kTiledShortRunBytes && packed_run > run;
   return (run < kGatherShortRunBytes && packed_run > run) || chosen.access_bytes <= kGatherNarrowAccessBytes;
 }
 

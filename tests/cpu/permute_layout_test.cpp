@@ -141,10 +141,14 @@ TEST(PermuteLayout, GpuChoiceFollowsTheRule) {
   EXPECT_EQ(chosen({{5, 31, 6, 3, 1599, 5, 25}, {4, 5, 3, 0, 2, 1, 6}, {}, {}}, DType::u8), "packed");
   EXPECT_EQ(chosen({{27, 64, 577, 32}, {0, 2, 1, 3}, {}, {}}, DType::f16), "gather");  // 64-byte runs stay
   EXPECT_EQ(chosen({{4, 5, 6}, {1, 0, 2}, {80, 16, 2}, {}}, DType::f32), "packed");  // no input run
-  // Tiled's runs under 256 bytes give way to packed runs at least twice as long (40 -> 208 bytes),
-  // not to shorter ones (240 -> 448), nor for 16-byte elements beyond one sector (160 bytes).
+  // Tiled's f32 / f64 runs under 24 elements give way to packed runs at least twice as long (5 ->
+  // 26 f64), not runs of 30 f64 or 32 f32 (TTC 49); nor 1-, 2- or 16-byte elements beyond one
+  // sector (u8 and f16 tiles of 128-byte runs in TTC 37, 160-byte runs of c128).
   EXPECT_EQ(chosen({{5, 7, 5, 7, 334, 17, 13}, {1, 5, 2, 6, 3, 4, 0}, {}, {}}, DType::f64), "packed");
   EXPECT_EQ(chosen({{38, 37, 25, 5, 7, 30}, {2, 0, 3, 5, 1, 4}, {}, {}}, DType::f64), "tiled");
+  EXPECT_EQ(chosen({{28, 28, 28, 48, 48}, {2, 0, 4, 1, 3}, {}, {}}, DType::f32), "tiled");
+  EXPECT_EQ(chosen({{15, 15, 15, 32, 15, 32}, {2, 0, 4, 1, 5, 3}, {}, {}}, DType::u8), "tiled");
+  EXPECT_EQ(chosen({{15, 15, 15, 32, 15, 32}, {2, 0, 4, 1, 5, 3}, {}, {}}, DType::f16), "tiled");
   EXPECT_EQ(chosen({{2, 6, 5, 1366, 39, 10}, {3, 1, 4, 5, 2, 0}, {}, {}}, DType::c128), "tiled");
   // Gather copying an odd run of small elements 2 or 4 bytes at a time (782- and 76-byte runs):
   // packed.
