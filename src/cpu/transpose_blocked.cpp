@@ -177,6 +177,26 @@ void transpose_blocked(const void* in, void* out, const Transpose2D& p, int thre
   const int n = resolve_threads(threads, p.bytes());
   const CpuIsa isa = cpu_isa_capped(options.isa);
   const bool vector = isa != CpuIsa::portable;
+  const int64_t matrix_elements = p.rows * p.cols;
+  const bool packed_both_sides = p.ld_in == p.cols && p.ld_out == p.rows &&
+                                 (p.batch == 1 || (p.stride_in == matrix_elements && p.stride_out == matrix_elements));
+  // One row or one column per matrix, packed on both sides: the transpose is one copy.
+  if (packed_both_sides && (p.rows == 1 || p.cols == 1)) {
+    parallel_memcpy(out, in, p.bytes(), n);
+    return;
+  }
+  // Batches of tiny matrices, packed on both sides: whole matrices by byte shuffles (the tiles'
+  // per-matrix set-up costs more than such a matrix's bytes).
+  if (vector && avx2_tiles_available() && p.batch >= 2 && matrix_elements * p.elem_size <= kTinyMatrixMaxBytes &&
+      packed_both_sides) {
+    const auto* source = static_cast<const unsigned char*>(in);
+    auto* target = static_cast<unsigned char*>(out);
+    parallel_for(n, [&](int t, int count) {
+      transpose_tiny_batch_avx2(source, target, p.rows, p.cols, p.elem_size, p.batch * t / count,
+                                p.batch * (t + 1) / count, p.batch);
+    });
+    return;
+  }
   const TileTuning tuning = tile_tuning(p.elem_size, isa);
   const int64_t edge = vector ? tile_edge(p.elem_size) : 1;
   const int64_t stream_from =

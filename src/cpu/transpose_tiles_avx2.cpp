@@ -807,6 +807,50 @@ void edges_of_size(const TileRegion& r) {
   if (!bottom.empty()) thin_edge<ElemSize>(bottom, true);
 }
 
+// Tiny matrices (a whole matrix of at most 64 bytes, batches packed on both sides): the
+// transpose of one matrix is a fixed permutation of its bytes, so each 16-byte chunk of its output
+// is the OR of byte shuffles of its input chunks, with the masks built once per call. Each
+// matrix's chunks are loaded and stored whole; a store that runs past the matrix is overwritten by
+// the next one's, and the last matrices of a range (and of the input) go through a buffer, so that
+// nothing is read past the input or written past the range.
+template <int Chunks>
+void transpose_tiny_matrices(const unsigned char* in, unsigned char* out, int64_t rows, int64_t cols,
+                             int elem_size, int64_t first, int64_t end, int64_t batch) {
+  constexpr int64_t kSpan = 16 * Chunks;
+  const int64_t m = rows * cols * elem_size;
+  __m128i masks[Chunks][Chunks];  // [input chunk][output chunk]
+  for (int i = 0; i < Chunks; ++i)
+    for (int j = 0; j < Chunks; ++j) {
+      alignas(16) unsigned char mask[16];
+      for (int k = 0; k < 16; ++k) {
+        const int64_t o = 16 * j + k;  // output byte: element q = c * rows + r, byte t of it
+        const int64_t q = o / elem_size, t = o % elem_size;
+        const int64_t s = ((q % rows) * cols + q / rows) * elem_size + t;
+        mask[k] = o < m && s / 16 == i ? static_cast<unsigned char>(s % 16) : 0x80;
+      }
+      masks[i][j] = _mm_load_si128(reinterpret_cast<const __m128i*>(mask));
+    }
+  const int64_t in_bytes = batch * m, out_end = end * m;
+  for (int64_t b = first; b < end; ++b) {
+    alignas(16) unsigned char buffer[kSpan] = {};
+    const unsigned char* source = in + b * m;
+    if (b * m + kSpan > in_bytes) {
+      std::memcpy(buffer, source, static_cast<std::size_t>(m));
+      source = buffer;
+    }
+    __m128i x[Chunks];
+    for (int i = 0; i < Chunks; ++i) x[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(source + 16 * i));
+    const bool whole = b * m + kSpan <= out_end;
+    unsigned char* target = whole ? out + b * m : buffer;
+    for (int j = 0; j < Chunks; ++j) {
+      __m128i y = _mm_shuffle_epi8(x[0], masks[0][j]);
+      for (int i = 1; i < Chunks; ++i) y = _mm_or_si128(y, _mm_shuffle_epi8(x[i], masks[i][j]));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(target + 16 * j), y);
+    }
+    if (!whole) std::memcpy(out + b * m, buffer, static_cast<std::size_t>(m));
+  }
+}
+
 }  // namespace
 
 bool avx2_tiles_available() {
@@ -849,6 +893,17 @@ void transpose_edges_avx2(const TileRegion& r, int elem_size) {
   }
 }
 
+void transpose_tiny_batch_avx2(const unsigned char* in, unsigned char* out, int64_t rows, int64_t cols,
+                               int elem_size, int64_t first, int64_t end, int64_t batch) {
+  switch ((rows * cols * elem_size + 15) / 16) {
+    case 1: return transpose_tiny_matrices<1>(in, out, rows, cols, elem_size, first, end, batch);
+    case 2: return transpose_tiny_matrices<2>(in, out, rows, cols, elem_size, first, end, batch);
+    case 3: return transpose_tiny_matrices<3>(in, out, rows, cols, elem_size, first, end, batch);
+    case 4: return transpose_tiny_matrices<4>(in, out, rows, cols, elem_size, first, end, batch);
+    default: return;
+  }
+}
+
 }  // namespace xpose::detail
 
 #else  // built without -mavx2 (not x86-64, or a compiler without it): the other sets do the work
@@ -858,6 +913,8 @@ namespace xpose::detail {
 bool avx2_tiles_available() { return false; }
 void transpose_tiles_avx2(const TileRegion&, int, TileStores, const StripJoins&, int, int) {}
 void transpose_edges_avx2(const TileRegion&, int) {}
+void transpose_tiny_batch_avx2(const unsigned char*, unsigned char*, int64_t, int64_t, int, int64_t, int64_t,
+                               int64_t) {}
 
 }  // namespace xpose::detail
 

@@ -8,6 +8,8 @@
 // avx2_tiles_available() says this CPU (and this build) has them.
 #pragma once
 
+#include <cstdint>
+
 #include "cpu/tile_region.hpp"
 #include "cpu/tile_stores.hpp"
 
@@ -26,5 +28,15 @@ void transpose_tiles_avx2(const TileRegion& region, int elem_size, TileStores st
 // stores: whole tiles where they fit, 16-byte records (G x G transposes per 128-bit lane) for the
 // rows or columns left.
 void transpose_edges_avx2(const TileRegion& region, int elem_size);
+
+// Matrices of at most this many bytes go through transpose_tiny_batch_avx2 when a batch of them is
+// packed on both sides.
+constexpr int64_t kTinyMatrixMaxBytes = 64;
+
+// Transposes matrices first .. end - 1 of a packed batch of `batch` rows x cols matrices (at most
+// kTinyMatrixMaxBytes each): byte shuffles of whole matrices. Writes only inside those matrices'
+// outputs and reads only inside the batch's input.
+void transpose_tiny_batch_avx2(const unsigned char* in, unsigned char* out, int64_t rows, int64_t cols,
+                               int elem_size, int64_t first, int64_t end, int64_t batch);
 
 }  // namespace xpose::detail

@@ -115,6 +115,18 @@ TEST_P(CpuIsaPath, ThinMatricesMatchReference) {
   expect_transposes(GetParam(), matrices, {1, 3});
 }
 
+// Batches of matrices of at most 64 bytes, packed on both sides (the AVX2 byte shuffles of whole
+// matrices: 1 to 4 chunks of 16 bytes, the range ends through a buffer), every shape up to 8 x 8
+// that fits, odd batches, one to three threads; and the same with a gap between matrices.
+TEST_P(CpuIsaPath, TinyMatrixBatchesMatchReference) {
+  std::vector<Matrix> matrices;
+  for (int64_t rows = 1; rows <= 8; ++rows)
+    for (int64_t cols = 1; cols <= 8; ++cols)
+      for (int64_t batch : {2, 7, 61}) matrices.push_back({rows, cols, 0, 0, batch});
+  matrices.push_back({3, 5, 5, 3, 9, 16, 15});  // input matrices one element apart: the tiles
+  expect_transposes(GetParam(), matrices, {1, 3});
+}
+
 TEST_P(CpuIsaPath, PermuteMatchesReference) {
   const Permutation permutations[] = {
       {{2, 48, 7, 9}, {0, 2, 3, 1}, {}, {}},    // NCHW -> NHWC (a batch of 2D slices)
