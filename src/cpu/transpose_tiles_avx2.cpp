@@ -900,6 +900,10 @@ void transpose_tiny_batch_avx2(const unsigned char* in, unsigned char* out, int6
     case 2: return transpose_tiny_matrices<2>(in, out, rows, cols, elem_size, first, end, batch);
     case 3: return transpose_tiny_matrices<3>(in, out, rows, cols, elem_size, first, end, batch);
     case 4: return transpose_tiny_matrices<4>(in, out, rows, cols, elem_size, first, end, batch);
+    case 5: return transpose_tiny_matrices<5>(in, out, rows, cols, elem_size, first, end, batch);
+    case 6: return transpose_tiny_matrices<6>(in, out, rows, cols, elem_size, first, end, batch);
+    case 7: return transpose_tiny_matrices<7>(in, out, rows, cols, elem_size, first, end, batch);
+    case 8: return transpose_tiny_matrices<8>(in, out, rows, cols, elem_size, first, end, batch);
     default: return;
   }
 }

@@ -31,7 +31,7 @@ void transpose_edges_avx2(const TileRegion& region, int elem_size);
 
 // Matrices of at most this many bytes go through transpose_tiny_batch_avx2 when a batch of them is
 // packed on both sides.
-constexpr int64_t kTinyMatrixMaxBytes = 64;
+constexpr int64_t kTinyMatrixMaxBytes = 128;
 
 // Transposes matrices first .. end - 1 of a packed batch of `batch` rows x cols matrices (at most
 // kTinyMatrixMaxBytes each): byte shuffles of whole matrices. Writes only inside those matrices'

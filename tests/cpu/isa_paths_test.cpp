@@ -115,14 +115,18 @@ TEST_P(CpuIsaPath, ThinMatricesMatchReference) {
   expect_transposes(GetParam(), matrices, {1, 3});
 }
 
-// Batches of matrices of at most 64 bytes, packed on both sides (the AVX2 byte shuffles of whole
-// matrices: 1 to 4 chunks of 16 bytes, the range ends through a buffer), every shape up to 8 x 8
+// Batches of matrices of at most 128 bytes, packed on both sides (the AVX2 byte shuffles of whole
+// matrices: 1 to 8 chunks of 16 bytes, the range ends through a buffer), every shape up to 8 x 8
 // that fits, odd batches, one to three threads; and the same with a gap between matrices.
 TEST_P(CpuIsaPath, TinyMatrixBatchesMatchReference) {
   std::vector<Matrix> matrices;
   for (int64_t rows = 1; rows <= 8; ++rows)
     for (int64_t cols = 1; cols <= 8; ++cols)
       for (int64_t batch : {2, 7, 61}) matrices.push_back({rows, cols, 0, 0, batch});
+  // 65-128 bytes of u8: 5 to 8 chunks.
+  for (const Matrix& matrix :
+       std::vector<Matrix>{{9, 14, 0, 0, 5}, {16, 8, 0, 0, 9}, {11, 11, 0, 0, 3}, {5, 13, 0, 0, 7}})
+    matrices.push_back(matrix);
   matrices.push_back({3, 5, 5, 3, 9, 16, 15});  // input matrices one element apart: the tiles
   expect_transposes(GetParam(), matrices, {1, 3});
 }
