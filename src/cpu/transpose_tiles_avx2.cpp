@@ -807,7 +807,7 @@ void edges_of_size(const TileRegion& r) {
   if (!bottom.empty()) thin_edge<ElemSize>(bottom, true);
 }
 
-// Tiny matrices (a whole matrix of at most 64 bytes, batches packed on both sides): the
+// Tiny matrices (a whole matrix of at most kTinyMatrixMaxBytes, batches packed on both sides): the
 // transpose of one matrix is a fixed permutation of its bytes, so each 16-byte chunk of its output
 // is the OR of byte shuffles of its input chunks, with the masks built once per call. Each
 // matrix's chunks are loaded and stored whole; a store that runs past the matrix is overwritten by
