@@ -15,7 +15,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 
 #include "cuda/permute_params.hpp"
 #include "cuda/permute_tile.hpp"
@@ -25,7 +24,6 @@ namespace xpose::cuda {
 template <int Size>
 struct PackedAgent {
   using Element = typename Unit<Size>::type;
-  static constexpr int kPerChunk = 16 / Size;
 
   const PackedParams& p;
   int thread, threads;
@@ -123,7 +121,7 @@ struct PackedAgent {
     return *reinterpret_cast<const Element*>(box + run_smem + gather_table[e]);
   }
 
-  // The 16 bytes of elements first .. first + kPerChunk - 1 of a run. 1- and 2-byte elements:
+  // The 16 bytes of elements first .. first + 16 / Size - 1 of a run. 1- and 2-byte elements:
   // where a run is contiguous in shared memory, lanes 16 bytes apart would read the same bank four
   // at a time, so each group of 8 lanes starts at another word of its chunk (for 4- and 8-byte
   // elements the selects cost more than the conflicts, H100).

@@ -46,6 +46,14 @@ int64_t tile_of_runs_edge(int64_t size, int64_t limit) {
   return std::min(best, limit);
 }
 
+// Bytes from the input pointer to the end of the view's last element (strides are non-negative):
+// every byte a kernel may read whole lies there.
+int64_t input_span_bytes(const detail::PermuteLayout& layout) {
+  int64_t last = 0;
+  for (int k = 0; k < layout.rank; ++k) last += (layout[k].size - 1) * layout[k].in_stride;
+  return (last + 1) * layout.elem_size;
+}
+
 }  // namespace
 
 TiledTuning tiled_tuning(int elem_size) {
@@ -231,9 +239,7 @@ bool make_tiled_params(const detail::PermuteLayout& layout, TiledParams* params,
   // u8 and f16 gained 6-15; docs/permute.md).
   p.in_shifted = p.col_in_stride == 1 && tile_cols >= v && layout.elem_size < 16;
   p.out_shifted = p.row_out_stride == 1 && tile_rows >= v && layout.elem_size <= 2;
-  int64_t last = 0;  // strides are non-negative: the view's last element
-  for (int k = 0; k < n; ++k) last += (layout[k].size - 1) * layout[k].in_stride;
-  p.in_span_bytes = (last + 1) * layout.elem_size;
+  p.in_span_bytes = input_span_bytes(layout);
   *params = p;
   return true;
 }
@@ -396,9 +402,7 @@ bool make_packed_params(const detail::PermuteLayout& layout, PackedParams* param
   bool in_in_run[kMaxAxes] = {};
   for (int b = 0; b < p.in_run_axes; ++b) in_in_run[p.box_axis[b]] = true;
   p.in_runs_aligned = all_multiples_of_16(true, in_in_run);
-  int64_t last = 0;  // strides are non-negative: the view's last element
-  for (int i = 0; i < n; ++i) last += (box.size[i] - 1) * box.in_stride[i];
-  p.in_span_bytes = (last + 1) * e;
+  p.in_span_bytes = input_span_bytes(layout);
   p.in_chunks_per_run = TileDivisor(static_cast<int>((p.in_run_elements * e + 15) / 16));
 
   // Stores. Shared-memory step of each box axis: in the run, the elements inside before it; else

@@ -278,8 +278,9 @@ struct PackedParams {
   int in_outer_axes = 0;
   PackedStep in_outer[kMaxBoxAxes];
   int in_runs = 1;
-  // Every run starts on 16 bytes when the input pointer does (the run and the strides of the
-  // other axes are multiples of 16 bytes): loads are plain 16-byte vectors. Otherwise each 16
+  // Every run starts on 16 bytes when the input pointer does (the strides of the axes outside the
+  // run, and the step between tiles of a partial run axis, are multiples of 16 bytes): loads are
+  // plain 16-byte vectors. Otherwise each 16
   // bytes of a run come from the two aligned vectors around them, read whole only inside the
   // input view's span of in_span_bytes from the input pointer.
   bool in_runs_aligned = false;
