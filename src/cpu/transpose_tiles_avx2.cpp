@@ -832,9 +832,10 @@ void transpose_tiny_matrices(const unsigned char* in, unsigned char* out, int64_
     }
   const int64_t in_bytes = batch * m, out_end = end * m;
   for (int64_t b = first; b < end; ++b) {
-    alignas(16) unsigned char buffer[kSpan] = {};
+    alignas(16) unsigned char buffer[kSpan];  // only the last matrices of a range or of the input
     const unsigned char* source = in + b * m;
     if (b * m + kSpan > in_bytes) {
+      std::memset(buffer, 0, sizeof buffer);
       std::memcpy(buffer, source, static_cast<std::size_t>(m));
       source = buffer;
     }
