@@ -140,6 +140,10 @@ TEST(PermuteLayout, GpuChoiceFollowsTheRule) {
   EXPECT_EQ(chosen({{6, 59, 20, 197, 6, 6, 3}, {4, 3, 0, 1, 2, 6, 5}, {}, {}}, DType::u8), "packed");
   EXPECT_EQ(chosen({{5, 31, 6, 3, 1599, 5, 25}, {4, 5, 3, 0, 2, 1, 6}, {}, {}}, DType::u8), "packed");
   EXPECT_EQ(chosen({{27, 64, 577, 32}, {0, 2, 1, 3}, {}, {}}, DType::f16), "gather");  // 64-byte runs stay
+  // Runs of one 32-byte sector stay with gather (TTC 28 u8, 45 f16), shorter ones go to packed.
+  EXPECT_EQ(chosen({{48, 28, 28, 48, 32}, {1, 3, 2, 0, 4}, {}, {}}, DType::u8), "gather");
+  EXPECT_EQ(chosen({{15, 15, 103, 15, 10, 16}, {4, 1, 0, 3, 2, 5}, {}, {}}, DType::f16), "gather");
+  EXPECT_EQ(chosen({{48, 28, 28, 48, 24}, {1, 3, 2, 0, 4}, {}, {}}, DType::u8), "packed");
   EXPECT_EQ(chosen({{4, 5, 6}, {1, 0, 2}, {80, 16, 2}, {}}, DType::f32), "packed");  // no input run
   // Tiled's f32 / f64 runs under 24 elements give way to packed runs at least twice as long (5 ->
   // 26 f64), not runs of 30 f64 or 32 f32 (TTC 49); nor 1-, 2- or 16-byte elements beyond one
