@@ -229,49 +229,63 @@ bool small_batch_fits(const detail::Transpose2D& p) {
          p.stride_in == matrix && p.stride_out == matrix && matrix_bytes(p) * 2 <= kStagingBytes;
 }
 
+namespace {
+
 // Shared-memory wavefronts of one warp instruction whose lanes access these byte addresses: the
 // most distinct 4-byte words that fall in one bank (lanes that share a word share its wavefront).
 int wavefronts(const int64_t (&address)[32]) {
-  int64_t words[32];
-  for (int lane = 0; lane < 32; ++lane) words[lane] = address[lane] / 4;
-  std::sort(words, words + 32);
-  int per_bank[32] = {}, most = 0;
-  for (int k = 0; k < 32; ++k) {
-    if (k > 0 && words[k] == words[k - 1]) continue;
-    most = std::max(most, ++per_bank[words[k] % 32]);
+  int64_t words[32][32];  // per bank, the distinct words met so far
+  int distinct[32] = {}, most = 0;
+  for (int64_t a : address) {
+    const int64_t word = a / 4;
+    const int bank = static_cast<int>(word % 32);
+    bool seen = false;
+    for (int k = 0; k < distinct[bank]; ++k) seen = seen || words[bank][k] == word;
+    if (!seen) words[bank][distinct[bank]++] = word, most = std::max(most, distinct[bank]);
   }
   return most;
 }
 
 // The modelled cost of a transpose step, in SM cycles per 32 elements: the larger of its
 // instruction issue (4 warp instructions per cycle: a load, a store and two adds per element, 4
-// more for a rotation's wrap, about 24 per walk and 20 more for a rotation) and its shared-memory wavefronts (one per cycle; the
-// first warp's lanes over four steps of their walks), scaled up where a block's walks leave
-// threads idle.
-double walk_cost(const Walks& w, int64_t matrix, int elem_size, int matrices) {
+// more for a rotation's wrap; about 24 per walk, 20 more with a rotation) and its shared-memory
+// wavefronts (one per cycle; the first warp's lanes over two steps of their walks), scaled up
+// where a block's walks leave threads idle.
+double walk_cost(const Walks& w, int64_t matrix, int elem_size, int matrices, bool* conflict_free) {
   const int lines = w.lines.divisor(), segments = w.segments.divisor();
+  int64_t from_base[32], to_base[32];  // each lane's first element, before its rotation
+  int length[32], rotated[32];         // each lane's segment length and starting step in it
+  for (int lane = 0; lane < 32; ++lane) {
+    const int p = lane % lines, segment = lane / lines % segments, b = lane / lines / segments;
+    const int first = segment * w.segment;
+    length[lane] = std::min(w.segment, w.length - first);
+    rotated[lane] = w.rotation * lane % length[lane];
+    from_base[lane] = b * matrix + p * w.from_start + int64_t{first} * w.from_step;
+    to_base[lane] = b * matrix + p * w.to_start + int64_t{first} * w.to_step;
+  }
+  constexpr int kSteps = 2;
   int waves = 0;
-  for (int k = 0; k < 4; ++k) {
+  for (int k = 0; k < kSteps; ++k) {
     int64_t from[32], to[32];
     for (int lane = 0; lane < 32; ++lane) {
-      const int p = lane % lines, segment = lane / lines % segments, b = lane / lines / segments;
-      const int first = segment * w.segment, n = std::min(w.segment, w.length - first);
-      const int step = (w.rotation * lane + k) % n + first;
-      from[lane] = (b * matrix + p * w.from_start + step * w.from_step) * elem_size;
-      to[lane] = (b * matrix + p * w.to_start + step * w.to_step) * elem_size;
+      const int step = (rotated[lane] + k) % length[lane];
+      from[lane] = (from_base[lane] + int64_t{step} * w.from_step) * elem_size;
+      to[lane] = (to_base[lane] + int64_t{step} * w.to_step) * elem_size;
     }
     waves += wavefronts(from) + wavefronts(to);
   }
+  *conflict_free = waves == 2 * kSteps;
   const double per_walk = 24.0 + (w.rotation != 0 ? 20.0 : 0.0);
   const double per_element = w.rotation != 0 ? 8.0 : 4.0;
   const double issue = (per_element + per_walk * segments / w.length) / 4.0;
   const int64_t items = int64_t{matrices} * lines * segments;
   const double idle = items >= kThreads ? 1.0 : static_cast<double>(kThreads) / static_cast<double>(items);
-  return std::max(issue, waves / 4.0) * idle;
+  return std::max(issue, static_cast<double>(waves) / kSteps) * idle;
 }
 
 // The transpose step's walks for matrices of `p`: the cheapest by walk_cost over both directions,
-// segments of the whole line or 8-64 elements, and lane rotations of 0-17 elements.
+// segments of the whole line or 8-64 elements, and lane rotations of 0-17 elements (tried only
+// while the accesses still conflict).
 Walks choose_walks(const detail::Transpose2D& p, int matrices) {
   const int rows = static_cast<int>(p.rows), cols = static_cast<int>(p.cols);
   const int64_t matrix = p.rows * p.cols;
@@ -281,33 +295,43 @@ Walks choose_walks(const detail::Transpose2D& p, int matrices) {
     const int lines = along_rows ? rows : cols, length = along_rows ? cols : rows;
     for (const int segment : {length, 8, 16, 32, 64}) {
       if (segment > length || (segment != length && segment * 2 > length)) continue;
-      for (const int rotation : {0, 1, 2, 3, 4, 5, 8, 9, 16, 17}) {
+      for (const int rotation : {0, 1, 3, 5, 8, 17}) {
         if (rotation >= segment) break;
         const int segments = static_cast<int>(ceil_div(length, segment));
         const Walks w{detail::TileDivisor(lines), detail::TileDivisor(segments), length, segment,
                       along_rows ? cols : 1, along_rows ? 1 : rows, along_rows ? 1 : cols, along_rows ? rows : 1,
                       rotation};
-        const double cost = walk_cost(w, matrix, p.elem_size, matrices);
+        bool conflict_free = false;
+        const double cost = walk_cost(w, matrix, p.elem_size, matrices, &conflict_free);
         if (best_cost == 0 || cost < best_cost) best = w, best_cost = cost;
+        if (conflict_free) break;  // a rotation would only add instructions
       }
     }
   }
   return best;
 }
 
-// choose_walks for the launch, remembered per host thread for the last shape it launched (the
-// model takes tens of microseconds; a plan executed again finds it here).
+// choose_walks for the launch, remembered per host thread for the last 8 shapes it launched, so
+// that a plan executed again does not pay for the model (5-80 us on this project's 2-core AMD EPYC
+// build machine, the most for power-of-two sides, which try every rotation).
 Walks walks_for(const detail::Transpose2D& p, int matrices) {
   struct Remembered {
     int64_t rows = -1, cols = -1;
     int elem_size = 0, matrices = 0;
     Walks walks{};
   };
-  thread_local Remembered last;
-  if (last.rows != p.rows || last.cols != p.cols || last.elem_size != p.elem_size || last.matrices != matrices)
-    last = Remembered{p.rows, p.cols, p.elem_size, matrices, choose_walks(p, matrices)};
-  return last.walks;
+  constexpr int kRemembered = 8;
+  thread_local Remembered last[kRemembered];
+  thread_local int next = 0;
+  for (const Remembered& r : last)
+    if (r.rows == p.rows && r.cols == p.cols && r.elem_size == p.elem_size && r.matrices == matrices) return r.walks;
+  Remembered& slot = last[next];
+  next = (next + 1) % kRemembered;
+  slot = Remembered{p.rows, p.cols, p.elem_size, matrices, choose_walks(p, matrices)};
+  return slot.walks;
 }
+
+}  // namespace
 
 Status launch_small_batch(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
   const int per_chunk = matrices_per_chunk(p);
