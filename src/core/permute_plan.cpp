@@ -20,7 +20,7 @@ constexpr int64_t kCpuThreadedFromBytes = int64_t{1} << 20;
 //   is at least twice as long; for others when tiled's is under one 32-byte sector and packed's
 //   longer; and whenever tiled's tiles hold under 2 KiB (axes too short to fill them) and
 //   packed's at least twice that;
-//   gather, when its runs are under two sectors and packed's are longer, or when it copies in
+//   gather, when its runs are under one sector and packed's are longer, or when it copies in
 //   chunks of 4 bytes or less (runs of an odd number of elements of up to 4 bytes).
 // Permutes of short axes on an H100 (docs/permute.md): tiled with f32 / f64 runs of 5-23 elements
 // ran at 43-71% of memcpy where packed with runs 2-14 times longer ran at 67-89%; tiled with 30
