@@ -37,14 +37,16 @@ constexpr int staging_elements() {
 // with no index arithmetic per element. A matrix has `lines` lines of `length` elements: along its
 // input rows (rows lines of cols: reads step 1, writes step rows) or down its input columns (cols
 // lines of rows: reads step cols, writes step 1). A line is cut into segments of `segment`
-// elements (the last may be shorter); a walk is one segment. Line p of matrix b starts at
-// b * matrix + p * from_start (staging) and b * matrix + p * to_start (output order). Each lane
+// elements (the last may be shorter); a walk is one segment of `group` consecutive lines (1, or
+// all of a matrix's lines, unrotated, when its walks would be a few elements: tiny matrices). Line p of
+// matrix b starts at b * matrix + p * from_start (staging) and b * matrix + p * to_start (output
+// order). Each lane
 // starts its segment `rotation` x lane elements in (mod the segment's length) and wraps around,
 // so that lanes whose walks are a multiple of 32 words apart meet different banks. choose_walks
 // picks the direction, the segment and the rotation from a model of the warp's accesses.
 struct Walks {
-  detail::TileDivisor lines, segments;  // per matrix; per line
-  int length, segment, from_start, to_start, from_step, to_step, rotation;
+  detail::TileDivisor groups, segments;  // groups of lines per matrix; segments per line
+  int group, length, segment, from_start, to_start, from_step, to_step, rotation;
 };
 
 // Copies the `n` elements of a walk, `from_step` / `to_step` apart, starting at its element
@@ -123,20 +125,23 @@ __global__ void __launch_bounds__(kThreads)
         }
       }
       __syncthreads();
-      const int items = matrices * walks.lines.divisor() * walks.segments.divisor();
+      const int items = matrices * walks.groups.divisor() * walks.segments.divisor();
       for (int w = threadIdx.x; w < items; w += kThreads) {
-        int line_of_all, b;
-        const int p = walks.lines.divide_remainder(w, &line_of_all);
-        const int segment = walks.segments.divide_remainder(line_of_all, &b);
+        int group_of_all, b;
+        const int g = walks.groups.divide_remainder(w, &group_of_all);
+        const int segment = walks.segments.divide_remainder(group_of_all, &b);
         const int first = segment * walks.segment;
         const int n = min(walks.segment, walks.length - first);
-        const int from = in_head + b * matrix + p * walks.from_start + first * walks.from_step;
-        const int to = out_head + b * matrix + p * walks.to_start + first * walks.to_step;
-        if (walks.rotation == 0) {
-          copy_walk(staging + from, transposed + to, n, walks.from_step, walks.to_step);
-        } else {
+        int from = in_head + b * matrix + g * walks.group * walks.from_start + first * walks.from_step;
+        int to = out_head + b * matrix + g * walks.group * walks.to_start + first * walks.to_step;
+        if (walks.rotation != 0) {
           const int start = walks.rotation * (threadIdx.x & 31) % n;
           copy_walk(staging + from, transposed + to, n, start, walks.from_step, walks.to_step);
+        } else if (walks.group == 1) {
+          copy_walk(staging + from, transposed + to, n, walks.from_step, walks.to_step);
+        } else {
+          for (int line = 0; line < walks.group; ++line, from += walks.from_start, to += walks.to_start)
+            copy_walk(staging + from, transposed + to, n, walks.from_step, walks.to_step);
         }
       }
       __syncthreads();
@@ -247,21 +252,22 @@ int wavefronts(const int64_t (&address)[32]) {
 }
 
 // The modelled cost of a transpose step, in SM cycles per 32 elements: the larger of its
-// instruction issue (4 warp instructions per cycle: a load, a store and two adds per element, 4
-// more for a rotation's wrap; about 24 per walk, 20 more with a rotation) and its shared-memory
-// wavefronts (one per cycle; the first warp's lanes over two steps of their walks), scaled up
-// where a block's walks leave threads idle.
+// instruction issue (4 warp instructions per cycle) and its shared-memory wavefronts (one per
+// cycle; the first warp's lanes over two steps of their walks), scaled up where a block's walks
+// leave threads idle. Instructions per element: 5, 13 with a rotation's wrap, plus about 20 per
+// line and 40 per walk (60 with a rotation), as fitted to ncu's counts on the H100 (5 x 3 u8 in
+// walks of 3: 25 per element; 128 x 64 u8, rotated walks of 64: 15).
 double walk_cost(const Walks& w, int64_t matrix, int elem_size, int matrices, bool* conflict_free) {
-  const int lines = w.lines.divisor(), segments = w.segments.divisor();
+  const int groups = w.groups.divisor(), segments = w.segments.divisor();
   int64_t from_base[32], to_base[32];  // each lane's first element, before its rotation
   int length[32], rotated[32];         // each lane's segment length and starting step in it
   for (int lane = 0; lane < 32; ++lane) {
-    const int p = lane % lines, segment = lane / lines % segments, b = lane / lines / segments;
+    const int g = lane % groups, segment = lane / groups % segments, b = lane / groups / segments;
     const int first = segment * w.segment;
     length[lane] = std::min(w.segment, w.length - first);
     rotated[lane] = w.rotation * lane % length[lane];
-    from_base[lane] = b * matrix + p * w.from_start + int64_t{first} * w.from_step;
-    to_base[lane] = b * matrix + p * w.to_start + int64_t{first} * w.to_step;
+    from_base[lane] = b * matrix + int64_t{g} * w.group * w.from_start + int64_t{first} * w.from_step;
+    to_base[lane] = b * matrix + int64_t{g} * w.group * w.to_start + int64_t{first} * w.to_step;
   }
   constexpr int kSteps = 2;
   int waves = 0;
@@ -275,16 +281,16 @@ double walk_cost(const Walks& w, int64_t matrix, int elem_size, int matrices, bo
     waves += wavefronts(from) + wavefronts(to);
   }
   *conflict_free = waves == 2 * kSteps;
-  const double per_walk = 24.0 + (w.rotation != 0 ? 20.0 : 0.0);
-  const double per_element = w.rotation != 0 ? 8.0 : 4.0;
-  const double issue = (per_element + per_walk * segments / w.length) / 4.0;
-  const int64_t items = int64_t{matrices} * lines * segments;
+  const double per_walk = 40.0 + (w.rotation != 0 ? 20.0 : 0.0), per_line = 20.0;
+  const double per_element = w.rotation != 0 ? 13.0 : 5.0;
+  const double issue = (per_element + (per_walk / w.group + per_line) * segments / w.length) / 4.0;
+  const int64_t items = int64_t{matrices} * groups * segments;
   const double idle = items >= kThreads ? 1.0 : static_cast<double>(kThreads) / static_cast<double>(items);
   return std::max(issue, static_cast<double>(waves) / kSteps) * idle;
 }
 
 // The transpose step's walks for matrices of `p`: the cheapest by walk_cost over both directions,
-// segments of the whole line or 8-64 elements, and lane rotations of 0-17 elements (tried only
+// one line or the whole matrix per walk, segments of the whole line or 8-64 elements, and lane rotations of 0-17 elements (tried only
 // while the accesses still conflict).
 Walks choose_walks(const detail::Transpose2D& p, int matrices) {
   const int rows = static_cast<int>(p.rows), cols = static_cast<int>(p.cols);
@@ -293,26 +299,29 @@ Walks choose_walks(const detail::Transpose2D& p, int matrices) {
   double best_cost = 0;
   for (const bool along_rows : {true, false}) {
     const int lines = along_rows ? rows : cols, length = along_rows ? cols : rows;
-    for (const int segment : {length, 8, 16, 32, 64}) {
-      if (segment > length || (segment != length && segment * 2 > length)) continue;
-      for (const int rotation : {0, 1, 3, 5, 8, 17}) {
-        if (rotation >= segment) break;
-        const int segments = static_cast<int>(ceil_div(length, segment));
-        const Walks w{detail::TileDivisor(lines), detail::TileDivisor(segments), length, segment,
-                      along_rows ? cols : 1, along_rows ? 1 : rows, along_rows ? 1 : cols, along_rows ? rows : 1,
-                      rotation};
-        bool conflict_free = false;
-        const double cost = walk_cost(w, matrix, p.elem_size, matrices, &conflict_free);
-        if (best_cost == 0 || cost < best_cost) best = w, best_cost = cost;
-        if (conflict_free) break;  // a rotation would only add instructions
+    for (const int group : {1, lines}) {
+      for (const int segment : {length, 8, 16, 32, 64}) {
+        if (segment > length || (segment != length && (segment * 2 > length || group != 1))) continue;
+        for (const int rotation : {0, 1, 3, 5, 8, 17}) {
+          if (rotation >= segment || (rotation != 0 && group != 1)) break;
+          const int segments = static_cast<int>(ceil_div(length, segment));
+          const Walks w{detail::TileDivisor(lines / group), detail::TileDivisor(segments), group, length, segment,
+                        along_rows ? cols : 1, along_rows ? 1 : rows, along_rows ? 1 : cols, along_rows ? rows : 1,
+                        rotation};
+          bool conflict_free = false;
+          const double cost = walk_cost(w, matrix, p.elem_size, matrices, &conflict_free);
+          if (best_cost == 0 || cost < best_cost) best = w, best_cost = cost;
+          if (conflict_free) break;  // a rotation would only add instructions
+        }
       }
+      if (lines == 1) break;  // group 1 is the whole matrix
     }
   }
   return best;
 }
 
 // choose_walks for the launch, remembered per host thread for the last 8 shapes it launched, so
-// that a plan executed again does not pay for the model (5-80 us on this project's 2-core AMD EPYC
+// that a plan executed again does not pay for the model (10-150 us on this project's 2-core AMD EPYC
 // build machine, the most for power-of-two sides, which try every rotation).
 Walks walks_for(const detail::Transpose2D& p, int matrices) {
   struct Remembered {
