@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cuda/small_batch_walks.hpp"
+
+#include <algorithm>
+
+namespace xpose::cuda {
+namespace {
+
+// Shared-memory wavefronts of one warp instruction whose lanes access these byte addresses: the
+// most distinct 4-byte words that fall in one bank (lanes that share a word share its wavefront).
+int wavefronts(const int64_t (&address)[32]) {
+  int64_t words[32][32];  // per bank, the distinct words met so far
+  int distinct[32] = {}, most = 0;
+  for (int64_t a : address) {
+    const int64_t word = a / 4;
+    const int bank = static_cast<int>(word % 32);
+    bool seen = false;
+    for (int k = 0; k < distinct[bank]; ++k) seen = seen || words[bank][k] == word;
+    if (!seen) words[bank][distinct[bank]++] = word, most = std::max(most, distinct[bank]);
+  }
+  return most;
+}
+
+// The modelled cost of a transpose step, in SM cycles per 32 elements: the larger of its
+// instruction issue (4 warp instructions per cycle) and its shared-memory wavefronts (one per
+// cycle; the first warp's lanes over two steps of their walks), scaled up where a block's walks
+// leave threads idle. Instructions per element: 5, 13 with a rotation's wrap, plus about 20 per
+// line and 40 per walk (60 with a rotation), as fitted to ncu's counts on the H100 (5 x 3 u8 in
+// walks of 3: 25 per element; 128 x 64 u8, rotated walks of 64: 15).
+double walk_cost(const SmallBatchWalks& w, int64_t matrix, int elem_size, int matrices,
+                 bool* conflict_free) {
+  const int groups = w.groups.divisor(), segments = w.segments.divisor();
+  int64_t from_base[32], to_base[32];  // each lane's first element, before its rotation
+  int length[32], rotated[32];         // each lane's segment length and starting step in it
+  for (int lane = 0; lane < 32; ++lane) {
+    const int g = lane % groups, segment = lane / groups % segments, b = lane / groups / segments;
+    const int first = segment * w.segment;
+    length[lane] = std::min(w.segment, w.length - first);
+    rotated[lane] = w.rotation * lane % length[lane];
+    from_base[lane] = b * matrix + int64_t{g} * w.group * w.from_start + int64_t{first} * w.from_step;
+    to_base[lane] = b * matrix + int64_t{g} * w.group * w.to_start + int64_t{first} * w.to_step;
+  }
+  constexpr int kSteps = 2;
+  int waves = 0;
+  for (int k = 0; k < kSteps; ++k) {
+    int64_t from[32], to[32];
+    for (int lane = 0; lane < 32; ++lane) {
+      const int step = (rotated[lane] + k) % length[lane];
+      from[lane] = (from_base[lane] + int64_t{step} * w.from_step) * elem_size;
+      to[lane] = (to_base[lane] + int64_t{step} * w.to_step) * elem_size;
+    }
+    waves += wavefronts(from) + wavefronts(to);
+  }
+  *conflict_free = waves == 2 * kSteps;
+  const double per_walk = 40.0 + (w.rotation != 0 ? 20.0 : 0.0), per_line = 20.0;
+  const double per_element = w.rotation != 0 ? 13.0 : 5.0;
+  const double issue = (per_element + (per_walk / w.group + per_line) * segments / w.length) / 4.0;
+  const int64_t items = int64_t{matrices} * groups * segments;
+  const double idle = items >= kSmallBatchThreads ? 1.0 : static_cast<double>(kSmallBatchThreads) / static_cast<double>(items);
+  return std::max(issue, static_cast<double>(waves) / kSteps) * idle;
+}
+
+}  // namespace
+
+int small_batch_matrices_per_chunk(int64_t rows, int64_t cols, int elem_size) {
+  const int64_t bytes = rows * cols * elem_size;
+  const int64_t fit = kSmallBatchStagingBytes / bytes;
+  int64_t step = 1;
+  while ((step * bytes) % 16 != 0) step *= 2;  // bytes * step: a multiple of 16
+  const int64_t rounded = fit / step * step;
+  return static_cast<int>(rounded >= 2 ? rounded : fit);
+}
+
+SmallBatchWalks choose_small_batch_walks(int64_t rows_in, int64_t cols_in, int elem_size, int matrices) {
+  const int rows = static_cast<int>(rows_in), cols = static_cast<int>(cols_in);
+  const int64_t matrix = rows_in * cols_in;
+  SmallBatchWalks best{};
+  double best_cost = 0;
+  for (const bool along_rows : {true, false}) {
+    const int lines = along_rows ? rows : cols, length = along_rows ? cols : rows;
+    for (const int group : {1, lines}) {
+      for (const int segment : {length, 8, 16, 32, 64}) {
+        if (segment > length || (segment != length && (segment * 2 > length || group != 1))) continue;
+        for (const int rotation : {0, 1, 3, 5, 8, 17}) {
+          if (rotation >= segment || (rotation != 0 && group != 1)) break;
+          const int segments = (length + segment - 1) / segment;
+          const SmallBatchWalks w{detail::TileDivisor(lines / group),
+                                  detail::TileDivisor(segments),
+                                  group,
+                                  length,
+                                  segment,
+                                  along_rows ? cols : 1,
+                                  along_rows ? 1 : rows,
+                                  along_rows ? 1 : cols,
+                                  along_rows ? rows : 1,
+                                  rotation};
+          bool conflict_free = false;
+          const double cost = walk_cost(w, matrix, elem_size, matrices, &conflict_free);
+          if (best_cost == 0 || cost < best_cost) best = w, best_cost = cost;
+          if (conflict_free) break;  // a rotation would only add instructions
+        }
+      }
+      if (lines == 1) break;  // group 1 is the whole matrix
+    }
+  }
+  return best;
+}
+
+}  // namespace xpose::cuda
