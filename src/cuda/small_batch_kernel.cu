@@ -53,8 +53,8 @@ __device__ __forceinline__ void copy_walk(const T* from, T* to, int n, int from_
 // K whole matrices per block, in = out = a run of count = K * rows * cols elements per chunk.
 //
 // 4- to 16-byte elements: each thread gathers one output vector from the (skewed) staging.
-// 1- and 2-byte elements: the transpose step (SmallBatchWalks) copies the staged matrices into a second
-// buffer in output order, whose run is then stored as whole vectors. Gathering their 8-16
+// 1- and 2-byte elements: the transpose step (SmallBatchWalks) copies the staged matrices into a
+// second buffer in output order, whose run is then stored as whole vectors. Gathering their 8-16
 // elements per output vector with per-element index updates took about 1 warp instruction per
 // byte (ncu, 14 x 24 u8, H100: issue slots 79% busy, 76 registers) and held u8 batches at 45-61%
 // of memcpy.

@@ -56,7 +56,8 @@ double walk_cost(const SmallBatchWalks& w, int64_t matrix, int elem_size, int ma
   const double per_element = w.rotation != 0 ? 13.0 : 5.0;
   const double issue = (per_element + (per_walk / w.group + per_line) * segments / w.length) / 4.0;
   const int64_t items = int64_t{matrices} * groups * segments;
-  const double idle = items >= kSmallBatchThreads ? 1.0 : static_cast<double>(kSmallBatchThreads) / static_cast<double>(items);
+  const double idle =
+      items >= kSmallBatchThreads ? 1.0 : static_cast<double>(kSmallBatchThreads) / static_cast<double>(items);
   return std::max(issue, static_cast<double>(waves) / kSteps) * idle;
 }
 
