@@ -28,8 +28,8 @@ constexpr int64_t kCpuThreadedFromBytes = int64_t{1} << 20;
 // and 16-byte ones run faster through tiled whenever its runs are a sector or more (u8 and f16
 // 39-68% against packed's 20-39% on 96- to 136-byte runs; c128 89-94% against 65-86%); tiled with
 // 48 bytes per tile (a 6 x 2 view of f32) ran at 1%. Gather reads whole sectors once its runs are
-// 32 bytes (u8 / f16 runs of 32 bytes in TTC 43-45: gather 87-94%, packed 53-73%); copying 2 or 4
-// bytes at a time it ran at 17-39% (runs of 76 bytes to 1.8 MB).
+// 32 bytes (u8 and f16 runs of 32-48 bytes in TTC 28, 30, 43-45: gather 87-94%, packed 53-73%);
+// copying 2 or 4 bytes at a time it ran at 17-39% (runs of 76 bytes to 1.8 MB).
 constexpr int64_t kTiledShortRunElements = 24;
 constexpr int64_t kTiledShortRunBytes = 32;
 constexpr int64_t kTiledSmallTileBytes = 2048;
