@@ -280,9 +280,9 @@ struct PackedParams {
   int in_runs = 1;
   // Every run starts on 16 bytes when the input pointer does (the strides of the axes outside the
   // run, and the step between tiles of a partial run axis, are multiples of 16 bytes): loads are
-  // plain 16-byte vectors. Otherwise each 16
-  // bytes of a run come from the two aligned vectors around them, read whole only inside the
-  // input view's span of in_span_bytes from the input pointer.
+  // plain 16-byte vectors. Otherwise each 16 bytes of a run come from the two aligned vectors
+  // around them, read whole only inside the input view's span of in_span_bytes from the input
+  // pointer.
   bool in_runs_aligned = false;
   int64_t in_span_bytes = 0;
   TileDivisor in_chunks_per_run;  // 16-byte chunks of a full tile's input run
