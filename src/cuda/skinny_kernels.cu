@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
 #include <cstdint>
 
 #include "core/permute_fast_division.hpp"
 #include "cuda/device_types.cuh"
 #include "cuda/skinny_kernels.hpp"
+#include "cuda/transpose_walks.cuh"
 #include "cuda/tuning.hpp"
 
 namespace xpose::cuda {
@@ -11,31 +13,21 @@ namespace {
 
 constexpr int kThreads = 256;
 // Shared memory per block: the interleave's 16 KiB of staged rows (and as much again in output
-// order for 1- and 2-byte elements); the deinterleave's 32 KiB, in chunks whose
-// output row segments are whole 128-byte lines (docs/kernels.md v14: 4194304 x 33 f32 from 89.7
-// to 93.8% of memcpy on an H100 with the old store loop, against 16 KiB chunks of 16-byte
-// multiples, 480-byte segments; 89.6 -> 90.7 with v14's, on another machine).
+// order for 1- and 2-byte elements); the deinterleave's 32 KiB for 4- to 16-byte elements, in
+// chunks whose output row segments are whole 128-byte lines (docs/kernels.md v14: 4194304 x 33
+// f32 from 89.7 to 93.8% of memcpy on an H100 with the old store loop, against 16 KiB chunks of
+// 16-byte multiples, 480-byte segments; 89.6 -> 90.7 with v14's, on another machine), and 16 KiB
+// in each order for 1- and 2-byte elements (two 32 KiB buffers exceed a block's 48 KiB of static
+// shared memory).
 constexpr int kInterleaveStagingBytes = 16384;
 // Rows the interleave takes at most (interleave_fits: fewer than the largest tile's rows, 128 for
-// u8); each staged row has spare room for its pitch (interleave_pitch).
+// u8); each staged row has spare room for its pitch (interleave_pitch, line_pitch).
 constexpr int kInterleaveMaxRows = 128;
-// Blocks per SM the interleave's registers must allow: 5 x 256 threads, about what the 1- and
-// 2-byte elements' two buffers leave room for in the shared memory of an sm_90 SM.
+// Blocks per SM the interleave's registers must allow (4- to 16-byte elements): 5 x 256 threads.
 constexpr int kInterleaveMinBlocks = 5;
 constexpr int kDeinterleaveStagingBytes = 32768;
+constexpr int kDeinterleaveWalkBytes = 16384;
 constexpr int kLineBytes = 128;
-
-// A loaded vector into the interleave's staging. Rows of 1- and 2-byte elements are an odd number
-// of words apart (interleave_pitch), so their vectors are stored as four words.
-template <typename T>
-__device__ __forceinline__ void store_staged_vector(T* dst, uint4 vector) {
-  if constexpr (sizeof(T) <= 2) {
-    uint32_t* words = reinterpret_cast<uint32_t*>(dst);
-    words[0] = vector.x, words[1] = vector.y, words[2] = vector.z, words[3] = vector.w;
-  } else {
-    *reinterpret_cast<uint4*>(dst) = vector;
-  }
-}
 
 // Copies `rows` row segments of `count` elements (global rows ld apart) to shared memory rows
 // `pitch` apart. All rows at once, so that every thread has work even when segments are short.
@@ -57,7 +49,7 @@ __device__ __forceinline__ void load_rows(const T* __restrict__ src, int64_t ld,
 #pragma unroll
       for (int k = 0; k < kBatch; ++k) {
         const int slot = base + k * blockDim.x + threadIdx.x, i = slot / vectors, v = slot % vectors;
-        if (slot < slots) store_staged_vector(dst + i * pitch + v * V, loaded[k]);
+        if (slot < slots) *reinterpret_cast<uint4*>(dst + i * pitch + v * V) = loaded[k];
       }
     }
     for (int slot = threadIdx.x; slot < rows * tail; slot += blockDim.x) {
@@ -120,7 +112,7 @@ __device__ __forceinline__ void load_shifted_rows(const T* __restrict__ src, int
     for (int k = 0; k < kBatch; ++k) {
       const int slot = base + k * blockDim.x + threadIdx.x;
       if (slot < slots && start[k] >= 0 && start[k] + V <= count)
-        store_staged_vector(dst + row[k] * pitch + (slot - row[k] * per_row) * V, loaded[k]);
+        *reinterpret_cast<uint4*>(dst + row[k] * pitch + (slot - row[k] * per_row) * V) = loaded[k];
     }
   }
   // The ends: per row, slots 0..V-1 are the elements before its first whole vector (`lead` of
@@ -139,41 +131,38 @@ __device__ __forceinline__ void load_shifted_rows(const T* __restrict__ src, int
 // one element of padding every 32 spreads those reads (the buffer keeps room for it).
 __device__ __forceinline__ int skewed(int e) { return e + e / 32; }
 
-// Elements from one staged interleave row to the next: the chunk's n rounded up to whole vectors
-// (a whole matrix's n may be any), one vector to spare for the row's shift where rows start
-// anywhere (load_shifted_rows), and for 1- and 2-byte elements one word more, so that rows lie an
-// odd number of words apart and the transpose step's lanes, one row each, meet distinct banks.
+// Elements from one staged interleave row to the next (4- to 16-byte elements): the chunk's n
+// rounded up to whole vectors (a whole matrix's n may be any), and one vector to spare for the
+// row's shift where rows start anywhere (load_shifted_rows).
 template <typename T, bool AnyAlignment>
 __device__ __forceinline__ int interleave_pitch(int n) {
   constexpr int V = 16 / sizeof(T);
-  return (n + V - 1) / V * V + (AnyAlignment ? V : 0) + (sizeof(T) <= 2 ? 4 / static_cast<int>(sizeof(T)) : 0);
+  return (n + V - 1) / V * V + (AnyAlignment ? V : 0);
 }
 
-// Interleave: block = `n` input columns x all `rows` rows; out run = n * rows elements. Shared
-// memory holds the rows one after the other, interleave_pitch apart, each shifted by its head
-// where rows start anywhere (load_shifted_rows). Two instantiations, so that the aligned one keeps
-// its registers and shared memory.
+// Interleave: block = `n` input columns x all `rows` rows; out run = n * rows elements.
 //
-// 4- to 16-byte elements: each thread gathers one 16-byte output vector from the staged rows.
-// 1- and 2-byte elements: a transpose step first copies the staged rows into a second buffer in
-// output order, a thread keeping one row (an element load and store per element, at offsets that
-// step by constants), and the run is then stored as whole vectors of that buffer. The gather took
-// about 37 instructions per byte (u8, ncu, H100), which held these views at 40-55% of memcpy with
-// the issue slots full.
+// 4- to 16-byte elements (interleave_kernel): shared memory holds the rows one after the other,
+// interleave_pitch apart, each shifted by its head where rows start anywhere (load_shifted_rows);
+// each thread gathers one 16-byte output vector from the staged rows. Two instantiations, so that
+// the aligned one keeps its registers and shared memory.
+//
+// 1- and 2-byte elements (interleave_walks_kernel): the rows are staged at line_pitch (stage_lines)
+// and the transpose step (TransposeWalks) copies them into a second buffer in output order, whose
+// run is stored as whole vectors. A gather took about 37 instructions per byte (u8, ncu, H100) and
+// held these views at 40-55% of memcpy with the issue slots full; a transpose step with a thread
+// per row and columns a block's width apart still took about 15 (58 x 282 u8 batches, issue 70%
+// busy).
 template <typename T, bool AnyAlignment>
 __global__ void __launch_bounds__(kThreads, kInterleaveMinBlocks)
     interleave_kernel(const T* __restrict__ in, T* __restrict__ out, MatrixView m, int n, bool in_aligned,
                       bool out_aligned) {
   constexpr int V = 16 / sizeof(T);
-  constexpr bool kTransposeStep = sizeof(T) <= 2;
-  constexpr int kSpareBytes = 16 + (AnyAlignment ? 16 : 0) + (kTransposeStep ? 4 : 0);  // interleave_pitch
+  constexpr int kSpareBytes = 16 + (AnyAlignment ? 16 : 0);  // interleave_pitch
   __shared__ __align__(16) T staging[(kInterleaveStagingBytes + kInterleaveMaxRows * kSpareBytes) / sizeof(T)];
-  __shared__ __align__(16) T transposed[kTransposeStep ? kInterleaveStagingBytes / sizeof(T) + V : 1];
   const int rows = static_cast<int>(m.rows);
   const int pitch = interleave_pitch<T, AnyAlignment>(n);
   const int ld_mod = AnyAlignment ? static_cast<int>((m.ld_in * static_cast<int64_t>(sizeof(T))) & 15) : 0;
-  // The transpose step's thread: its row, its first column and the step between its columns.
-  const int my_row = threadIdx.x % rows, first_column = threadIdx.x / rows, column_step = kThreads / rows;
   const detail::TileDivisor full_chunk_vectors(AnyAlignment ? shifted_row_vectors<T>(n) : 1);
   const int64_t chunks = ceil_div(m.cols, n);
   for (int64_t b = blockIdx.z; b < m.batch; b += gridDim.z)
@@ -199,53 +188,66 @@ __global__ void __launch_bounds__(kThreads, kInterleaveMinBlocks)
       T* run = out + b * m.stride_out + j0 * rows;
       const int count = cols_here * rows;
       const int head = out_aligned ? 0 : static_cast<int>((reinterpret_cast<uintptr_t>(run) & 15) / sizeof(T));
-      if constexpr (kTransposeStep) {
-        // Run element e goes to transposed[head + e], so that vector v of the buffer is vector v
-        // of the run's aligned grid.
-        if (first_column < column_step) {
-          // Columns first_column, + column_step, ...: a warp's consecutive threads store consecutive
-          // elements of the buffer, and read one column of consecutive rows (rows an odd number of
-          // words apart) or the next column of the same rows.
-          int from = my_row * pitch + row_head<T>(base_mod, ld_mod, my_row) + first_column;
-          int to = head + first_column * rows + my_row;
-          const int to_step = column_step * rows;
-#pragma unroll 4
-          for (int c = first_column; c < cols_here; c += column_step, from += column_step, to += to_step)
-            transposed[to] = staging[from];
-        }
-        __syncthreads();
-        for (int v = threadIdx.x; v * V < count + head; v += blockDim.x) {
-          const int first = v * V - head;  // the vector's first element in the run (negative: before it)
-          if (first >= 0 && first + V <= count) {
-            reinterpret_cast<uint4*>(run + first)[0] = reinterpret_cast<const uint4*>(transposed)[v];
-          } else {
-            for (int t = 0; t < V; ++t)
-              if (first + t >= 0 && first + t < count) run[first + t] = transposed[v * V + t];
-          }
-        }
-        // No barrier here: the next chunk's loads write only `staging`, which the transpose step
-        // has finished reading, and its transpose step comes after the next barrier.
-      } else {
-        for (int v = threadIdx.x; v * V - head < count; v += blockDim.x) {
-          const int first = v * V - head;  // the vector's first element in the run (negative: before it)
-          const int from = first < 0 ? 0 : first;
-          int j = from / rows, i = from % rows;
-          VectorOf<T> packed;
+      for (int v = threadIdx.x; v * V - head < count; v += blockDim.x) {
+        const int first = v * V - head;  // the vector's first element in the run (negative: before it)
+        const int from = first < 0 ? 0 : first;
+        int j = from / rows, i = from % rows;
+        VectorOf<T> packed;
 #pragma unroll
-          for (int t = 0; t < V; ++t) {
-            if (first + t < 0) continue;
-            packed.e[t] = j < cols_here ? staging[i * pitch + row_head<T>(base_mod, ld_mod, i) + j] : T{};
-            if (++i == rows) i = 0, ++j;
-          }
-          if (first >= 0 && first + V <= count) {
-            reinterpret_cast<uint4*>(run + first)[0] = packed.v;
-          } else {
-            for (int t = 0; t < V; ++t)
-              if (first + t >= 0 && first + t < count) run[first + t] = packed.e[t];
-          }
+        for (int t = 0; t < V; ++t) {
+          if (first + t < 0) continue;
+          packed.e[t] = j < cols_here ? staging[i * pitch + row_head<T>(base_mod, ld_mod, i) + j] : T{};
+          if (++i == rows) i = 0, ++j;
         }
-        __syncthreads();
+        if (first >= 0 && first + V <= count) {
+          reinterpret_cast<uint4*>(run + first)[0] = packed.v;
+        } else {
+          for (int t = 0; t < V; ++t)
+            if (first + t >= 0 && first + t < count) run[first + t] = packed.e[t];
+        }
       }
+      __syncthreads();
+    }
+}
+
+// One chunk shape's transpose step (1- and 2-byte elements): its walks, and the vectors each of
+// its strided lines (interleave: input rows; deinterleave: output rows) touches at most, as a
+// divisor (line_slot).
+struct ChunkStep {
+  TransposeWalks walks;
+  detail::TileDivisor line_vectors;
+};
+// A launch's two chunk shapes: whole chunks and the last of each matrix (its remainder), read in
+// place as a __grid_constant__ parameter (selecting one by value spilled to the stack).
+struct ChunkSteps {
+  ChunkStep whole, last;
+};
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads, kTransposeStepMinBlocks)
+    interleave_walks_kernel(const T* __restrict__ in, T* __restrict__ out, MatrixView m, int n, int pitch,
+                            const __grid_constant__ ChunkSteps steps) {
+  constexpr int V = 16 / sizeof(T);
+  // line_pitch adds at most V - 1 elements per row, the heads V - 1 more.
+  __shared__ __align__(16) T staging[kInterleaveStagingBytes / sizeof(T) + kInterleaveMaxRows * (V - 1) + V];
+  __shared__ __align__(16) T transposed[kInterleaveStagingBytes / sizeof(T) + V];
+  const int rows = static_cast<int>(m.rows);
+  const int64_t chunks = ceil_div(m.cols, n);
+  for (int64_t b = blockIdx.z; b < m.batch; b += gridDim.z)
+    for (int64_t chunk = blockIdx.x + int64_t(blockIdx.y) * gridDim.x; chunk < chunks;
+         chunk += int64_t(gridDim.x) * gridDim.y) {
+      const int64_t j0 = chunk * n;
+      const int cols_here = static_cast<int>(m.cols - j0 < n ? m.cols - j0 : n);
+      const ChunkStep& step = cols_here == n ? steps.whole : steps.last;
+      const T* segment = in + b * m.stride_in + j0;
+      T* run = out + b * m.stride_out + j0 * rows;
+      stage_lines(segment, m.ld_in, staging, pitch, rows, cols_here, step.line_vectors);
+      __syncthreads();
+      transpose_by_walks(staging + vector_head(segment), transposed + vector_head(run), step.walks, 1, 0);
+      __syncthreads();
+      store_run(transposed, run, cols_here * rows);
+      // No barrier here: the next chunk's loads write only `staging`, which the transpose step has
+      // finished reading, and `transposed` is written again only after the next barrier.
     }
 }
 
@@ -257,19 +259,19 @@ __global__ void __launch_bounds__(kThreads, kInterleaveMinBlocks)
 // dimensions keep vector stores (they took one store per element before: 2684354 x 100 u8 12%,
 // 2796202 x 48 f32 74% of memcpy on an H100).
 //
-// The staging layout and the lanes' arrangement depend on the element size:
-//   - 4- to 16-byte elements: skewed by one element in 32 (the column reads, lanes V rows apart,
-//     would meet few banks), loaded element by element; lanes take one output row's vectors.
-//     4-byte elements with an odd `cols` take rows_xored instead (v18b);
-//   - 1- and 2-byte elements: not skewed, loaded as 16-byte vectors (the skewed load took a
-//     shared-memory store per byte, which with the column reads held u8 at 39% of memcpy); a warp
-//     takes 4 output rows side by side (lane % 4) by 8 vectors, so that a read instruction's lanes
-//     meet 4 neighbouring columns of 8 rows V apart: for odd `cols` every bank once; for even
-//     `cols` the 16-byte chunks are swizzled (swizzled_chunk) to the same end.
-// H100, % of memcpy, against 9f6f59d in the same run (docs/kernels.md v14): u8 x 33 39.6 -> 89.4,
-// odd rows 12.9 -> 83.1, x 8-64 39 -> 55-57; f16 x 33 61.3 -> 92.6, odd rows 26 -> 77.3; f32 x 33
-// 89.7 -> 91.8, odd rows 81.5 -> 90.0, x 2 100.3 -> 99.7, x 8 98.2 -> 96.5 (and then the loads of
-// load_staged, all in flight: x 33 -> 94.9, x 8 -> 98.2, x 2 -> 100.7).
+// 4- to 16-byte elements (deinterleave_kernel): the staging is skewed by one element in 32 (the
+// column reads, lanes V rows apart, would meet few banks), loaded element by element; lanes take
+// one output row's vectors. 4-byte elements with an odd `cols` take rows_xored instead (v18b).
+// H100, % of memcpy, against 9f6f59d in the same run (docs/kernels.md v14): f32 x 33 89.7 -> 91.8,
+// odd rows 81.5 -> 90.0, x 2 100.3 -> 99.7, x 8 98.2 -> 96.5 (and then the loads of load_staged,
+// all in flight: x 33 -> 94.9, x 8 -> 98.2, x 2 -> 100.7).
+//
+// 1- and 2-byte elements (deinterleave_walks_kernel): the run is staged as whole vectors, the
+// transpose step (TransposeWalks) copies it into a second buffer whose rows are the output rows
+// at line_pitch, and those are stored as whole vectors. Reading 8-16 staged elements per output
+// vector (4 output rows side by side per warp, chunks swizzled) took 0.53 warp instructions per
+// byte with 79% of the shared-memory wavefronts conflicted (ncu, 17407597 x 36 u8, H100) and
+// held u8 views at 50-57% of memcpy.
 
 // Element e of a staged run of 4-byte elements with an odd `cols`: its place in its row of 32 words
 // XORed with the row's index mod 4. The load phase's lanes hold 4 consecutive elements (words 4
@@ -284,44 +286,31 @@ __global__ void __launch_bounds__(kThreads, kInterleaveMinBlocks)
 // x 17 unchanged, 33554431 x 3 273.6-273.7 -> 274.0-274.1 (0.16% slower).
 __device__ __forceinline__ int rows_xored(int e) { return (e & ~31) | ((e & 31) ^ ((e >> 5) & 3)); }
 
-// 16-byte chunk k of a staged run of 1- or 2-byte elements, swizzled: XOR of its place in its
-// 128-byte line with a function of the line, so that reads `cols` elements apart for an even
-// `cols` (rows V apart: whole lines apart) still meet every bank.
-__device__ __forceinline__ int swizzled_chunk(int k) {
-  const int line = k >> 3;
-  return k ^ ((line ^ (line >> 3)) & 7);
-}
-
+// Where staged element e lies: skewed by one element in 32, or rows_xored for 4-byte elements
+// with an odd `cols`.
 template <typename T>
 struct DeinterleaveLayout {
-  static constexpr bool kSkewed = sizeof(T) >= 4;
-  static constexpr int kRowsSideBySide = kSkewed ? 1 : 4;  // output rows a warp covers at once
-  static constexpr int V = 16 / sizeof(T);
-  bool even_cols;  // swizzled chunks (1, 2 bytes); the skew, else rows_xored (4); unused (8, 16)
+  bool even_cols;
   __device__ __forceinline__ int index(int e) const {
     if (sizeof(T) == 4 && !even_cols) return rows_xored(e);
-    if (kSkewed) return skewed(e);
-    return even_cols ? swizzled_chunk(e / V) * V + e % V : e;
+    return skewed(e);
   }
 };
 
 // The run of `count` elements into the staging as the layout places them, element e at
-// layout.index(e + shift): 16-byte vectors of the aligned grid that lie inside the run are loaded
-// whole, several in flight per thread, whatever the run's alignment; the partial ones at its ends
-// element by element (never outside the run). Skewed layouts store element by element (shift 0);
-// unskewed ones store whole vectors, so `shift` must be the run's head (its start's place in its
-// 16-byte vector, in elements) to line the vectors up. Element loads for runs off 16 bytes held
-// 1345 x 7 f16 batches at 32% of memcpy on an H100.
+// layout.index(e): 16-byte vectors of the aligned grid that lie inside the run are loaded whole,
+// several in flight per thread, whatever the run's alignment, and staged element by element; the
+// partial ones at its ends element by element (never outside the run). Element loads for runs off
+// 16 bytes held 1345 x 7 f16 batches at 32% of memcpy on an H100.
 template <typename T, bool AnyAlignment>
-__device__ __forceinline__ void load_staged(const T* __restrict__ src, T* dst, int count, int shift,
+__device__ __forceinline__ void load_staged(const T* __restrict__ src, T* dst, int count,
                                             DeinterleaveLayout<T> layout) {
   constexpr int V = 16 / sizeof(T);
-  constexpr bool kSkewed = DeinterleaveLayout<T>::kSkewed;
-  // Vectors in flight per thread. Skewed: 8 take all of a 32 KiB chunk's loads in one round trip
-  // (ncu, 4194304 x 33 f32 with 4: long-scoreboard stalls first; with 8, 91.7 -> 94.9% of memcpy,
+  // Vectors in flight per thread: 8 take all of a 32 KiB chunk's loads in one round trip (ncu,
+  // 4194304 x 33 f32 with 4: long-scoreboard stalls first; with 8, 91.7 -> 94.9% of memcpy,
   // 16777216 x 8 96.7 -> 98.2, f64 x 33 90.1 -> 91.9, H100); 16-byte elements keep 4 (c128 x 31
-  // 93.4 -> 92.2 with 8). Unskewed (1- and 2-byte elements): 4, 8 not measured.
-  constexpr int kBatch = kSkewed && sizeof(T) < 16 ? 8 : 4;
+  // 93.4 -> 92.2 with 8).
+  constexpr int kBatch = sizeof(T) < 16 ? 8 : 4;
   if constexpr (!AnyAlignment) {
     // Runs known to start on 16 bytes keep their own loop: the general one below took deinterleave
     // f32 from 64 to 80 registers even with a head of 0.
@@ -337,18 +326,14 @@ __device__ __forceinline__ void load_staged(const T* __restrict__ src, T* dst, i
       for (int k = 0; k < kBatch; ++k) {
         const int v = base + k * blockDim.x + threadIdx.x;
         if (v >= vectors) continue;
-        if constexpr (kSkewed) {
 #pragma unroll
-          for (int t = 0; t < V; ++t) dst[layout.index(v * V + t)] = loaded[k].e[t];
-        } else {
-          reinterpret_cast<uint4*>(dst)[layout.index(v * V) / V] = loaded[k].v;
-        }
+        for (int t = 0; t < V; ++t) dst[layout.index(v * V + t)] = loaded[k].e[t];
       }
     }
     for (int e = vectors * V + threadIdx.x; e < count; e += blockDim.x) dst[layout.index(e)] = src[e];
     return;
   }
-  const int head = static_cast<int>((reinterpret_cast<uintptr_t>(src) & 15) / sizeof(T));
+  const int head = vector_head(src);
   const int slots = (count + head + V - 1) / V;  // vectors of the aligned grid the run touches
   for (int base = 0; base < slots; base += kBatch * blockDim.x) {
     VectorOf<T> loaded[kBatch];
@@ -362,15 +347,11 @@ __device__ __forceinline__ void load_staged(const T* __restrict__ src, T* dst, i
       const int v = base + k * blockDim.x + threadIdx.x, first = v * V - head;
       if (v >= slots) continue;
       if (first >= 0 && first + V <= count) {
-        if constexpr (kSkewed) {
 #pragma unroll
-          for (int t = 0; t < V; ++t) dst[layout.index(first + t)] = loaded[k].e[t];
-        } else {
-          reinterpret_cast<uint4*>(dst)[layout.index(first + shift) / V] = loaded[k].v;
-        }
+        for (int t = 0; t < V; ++t) dst[layout.index(first + t)] = loaded[k].e[t];
       } else {
         for (int t = 0; t < V; ++t)
-          if (first + t >= 0 && first + t < count) dst[layout.index(first + t + shift)] = src[first + t];
+          if (first + t >= 0 && first + t < count) dst[layout.index(first + t)] = src[first + t];
       }
     }
   }
@@ -379,30 +360,24 @@ __device__ __forceinline__ void load_staged(const T* __restrict__ src, T* dst, i
 // The deinterleave's stores for one chunk: output rows c = 0..cols-1, each the segment of
 // rows_here elements at segment + c * ld_out, from staged element i * cols + c. Aligned: every
 // output row is 16-byte aligned at its segment's start (no head, no spare vector: the general
-// arithmetic cost f32 views of 2 to 17 columns 2-3 points, and a spare vector per row shifts the
-// 1- and 2-byte warps' 4 x 8 arrangement off the rows: 8388608 x 33 u8 63% of memcpy with it, 78%
-// without).
+// arithmetic cost f32 views of 2 to 17 columns 2-3 points).
 template <typename T, bool Aligned>
 __device__ __forceinline__ void store_segments(const T* staging, T* segment, int64_t ld_out, int cols,
-                                               int rows_here, int shift, DeinterleaveLayout<T> layout) {
+                                               int rows_here, DeinterleaveLayout<T> layout) {
   constexpr int V = 16 / sizeof(T);
-  constexpr int kSide = DeinterleaveLayout<T>::kRowsSideBySide;
   // One more vector per row than the segment's length needs where rows are misaligned.
   const int vectors_per_row = rows_here / V + (rows_here % V != 0) + !Aligned;
-  const int groups = (cols + kSide - 1) / kSide;
-  for (int slot = threadIdx.x; slot < groups * vectors_per_row * kSide; slot += blockDim.x) {
-    const int side = slot % kSide, rest = slot / kSide;
-    const int c = (rest / vectors_per_row) * kSide + side, v = rest % vectors_per_row;
-    if (kSide > 1 && c >= cols) continue;
+  for (int slot = threadIdx.x; slot < cols * vectors_per_row; slot += blockDim.x) {
+    const int c = slot / vectors_per_row, v = slot % vectors_per_row;
     T* row = segment + c * ld_out;
-    const int head = Aligned ? 0 : static_cast<int>(reinterpret_cast<uintptr_t>(row) % 16 / sizeof(T));
+    const int head = Aligned ? 0 : vector_head(row);
     const int first = v * V - head;  // the vector's first element, from the segment's start
     if (!Aligned && (first >= rows_here || first + V <= 0)) continue;
     VectorOf<T> packed;
 #pragma unroll
     for (int t = 0; t < V; ++t) {
       const int i = first + t;
-      packed.e[t] = (Aligned || i >= 0) && i < rows_here ? staging[layout.index(i * cols + c + shift)] : T{};
+      packed.e[t] = (Aligned || i >= 0) && i < rows_here ? staging[layout.index(i * cols + c)] : T{};
     }
     if ((Aligned || first >= 0) && first + V <= rows_here) {
       *reinterpret_cast<uint4*>(row + first) = packed.v;
@@ -415,30 +390,56 @@ __device__ __forceinline__ void store_segments(const T* staging, T* segment, int
 }
 
 template <typename T, bool AnyAlignment>
-__global__ void __launch_bounds__(kThreads, deinterleave_min_blocks(sizeof(T)))
+__global__ void __launch_bounds__(kThreads)
     deinterleave_kernel(const T* __restrict__ in, T* __restrict__ out, MatrixView m, int n, bool out_aligned) {
-  using Layout = DeinterleaveLayout<T>;
   __shared__ __align__(16) T staging[kDeinterleaveStagingBytes / sizeof(T)];
   const int cols = static_cast<int>(m.cols);
-  const Layout layout{cols % 2 == 0};
+  const DeinterleaveLayout<T> layout{cols % 2 == 0};
   const int64_t chunks = ceil_div(m.rows, n);
   for (int64_t b = blockIdx.z; b < m.batch; b += gridDim.z)
     for (int64_t chunk = blockIdx.x + int64_t(blockIdx.y) * gridDim.x; chunk < chunks;
          chunk += int64_t(gridDim.x) * gridDim.y) {
       const int64_t i0 = chunk * n;
       const int rows_here = static_cast<int>(m.rows - i0 < n ? m.rows - i0 : n);
-      const T* run = in + b * m.stride_in + i0 * cols;
-      // Unskewed layouts stage the run shifted by its head (load_staged).
-      const int shift =
-          Layout::kSkewed || !AnyAlignment ? 0 : static_cast<int>((reinterpret_cast<uintptr_t>(run) & 15) / sizeof(T));
-      load_staged<T, AnyAlignment>(run, staging, rows_here * cols, shift, layout);
+      load_staged<T, AnyAlignment>(in + b * m.stride_in + i0 * cols, staging, rows_here * cols, layout);
       __syncthreads();
       T* segment = out + b * m.stride_out + i0;
       if (out_aligned)
-        store_segments<T, true>(staging, segment, m.ld_out, cols, rows_here, shift, layout);
+        store_segments<T, true>(staging, segment, m.ld_out, cols, rows_here, layout);
       else
-        store_segments<T, false>(staging, segment, m.ld_out, cols, rows_here, shift, layout);
+        store_segments<T, false>(staging, segment, m.ld_out, cols, rows_here, layout);
       __syncthreads();
+    }
+}
+
+// kTransposeStepMinBlocks, but 5 for 2-byte elements, whose kernel spills at 6's 40 registers.
+constexpr int deinterleave_walks_min_blocks(size_t size) { return size == 1 ? kTransposeStepMinBlocks : 5; }
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads, deinterleave_walks_min_blocks(sizeof(T)))
+    deinterleave_walks_kernel(const T* __restrict__ in, T* __restrict__ out, MatrixView m, int n, int pitch,
+                              const __grid_constant__ ChunkSteps steps) {
+  constexpr int V = 16 / sizeof(T);
+  // deinterleave_walk_chunk leaves room for line_pitch and the heads.
+  __shared__ __align__(16) T staging[kDeinterleaveWalkBytes / sizeof(T) + V];
+  __shared__ __align__(16) T transposed[kDeinterleaveWalkBytes / sizeof(T) + V];
+  const int cols = static_cast<int>(m.cols);
+  const int64_t chunks = ceil_div(m.rows, n);
+  for (int64_t b = blockIdx.z; b < m.batch; b += gridDim.z)
+    for (int64_t chunk = blockIdx.x + int64_t(blockIdx.y) * gridDim.x; chunk < chunks;
+         chunk += int64_t(gridDim.x) * gridDim.y) {
+      const int64_t i0 = chunk * n;
+      const int rows_here = static_cast<int>(m.rows - i0 < n ? m.rows - i0 : n);
+      const ChunkStep& step = rows_here == n ? steps.whole : steps.last;
+      const T* run = in + b * m.stride_in + i0 * cols;
+      T* segment = out + b * m.stride_out + i0;
+      stage_run(run, staging, rows_here * cols);
+      __syncthreads();
+      transpose_by_walks(staging + vector_head(run), transposed + vector_head(segment), step.walks, 1, 0);
+      __syncthreads();
+      store_lines(transposed, segment, m.ld_out, pitch, cols, rows_here, step.line_vectors);
+      // No barrier here: the next chunk's loads write only `staging`, which the transpose step has
+      // finished reading, and `transposed` is written again only after the next barrier.
     }
 }
 
@@ -472,6 +473,23 @@ int deinterleave_chunk(int64_t cols, int size) {
   const int64_t n = (kDeinterleaveStagingBytes / size) * 32 / 33 / cols;
   const int round = n >= kLineBytes / size ? kLineBytes / size : per_vector;
   return static_cast<int>(n / round * round);
+}
+
+// Deinterleave rows per chunk for 1- and 2-byte elements: as many as fit the walk buffers with the
+// output rows at line_pitch (cols x (n + V - 1) elements), a multiple of a 128-byte line where
+// that leaves less than an eighth unused, else of a vector.
+int deinterleave_walk_chunk(int64_t cols, int size) {
+  const int per_vector = 16 / size;
+  const int64_t n = kDeinterleaveWalkBytes / size / cols - (per_vector - 1);
+  const int round = n >= 8 * kLineBytes / size ? kLineBytes / size : per_vector;
+  return static_cast<int>(n / round * round);
+}
+
+// The transpose step of chunks of rows x cols elements of `size` bytes (1 or 2) whose strided
+// lines have `line_length` elements.
+ChunkStep chunk_step(int rows, int cols, int size, int from_pitch, int to_pitch, int line_length) {
+  return {remembered_transpose_walks({rows, cols, size, 1, from_pitch, to_pitch}),
+          detail::TileDivisor(line_length / (16 / size) + 2)};
 }
 
 // The large tile of the tile kernel's aligned views (8-byte elements: the element form's square
@@ -511,8 +529,8 @@ bool interleave_fits(const detail::Transpose2D& p) {
 }
 
 bool deinterleave_fits(const detail::Transpose2D& p) {
-  return p.rows > 0 && p.cols > 0 && p.cols < tile_cols_for(p.elem_size) && p.ld_in == p.cols &&
-         deinterleave_chunk(p.cols, p.elem_size) >= 16 / p.elem_size;
+  const int n = p.elem_size <= 2 ? deinterleave_walk_chunk(p.cols, p.elem_size) : deinterleave_chunk(p.cols, p.elem_size);
+  return p.rows > 0 && p.cols > 0 && p.cols < tile_cols_for(p.elem_size) && p.ld_in == p.cols && n >= 16 / p.elem_size;
 }
 
 Status launch_interleave(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
@@ -523,14 +541,39 @@ Status launch_interleave(const void* in, void* out, const detail::Transpose2D& p
   const bool out_aligned = rows_start_on(16, out, 0, p.batch > 1 ? p.stride_out : 0, p.elem_size);
   dispatch_size(p.elem_size, [&](auto size) {
     using T = typename Element<decltype(size)::value>::type;
-    const auto kernel = in_aligned ? interleave_kernel<T, false> : interleave_kernel<T, true>;
-    kernel<<<grid, kThreads, 0, stream>>>(static_cast<const T*>(in), static_cast<T*>(out), view_of(p), n,
-                                          in_aligned, out_aligned);
+    if constexpr (sizeof(T) <= 2) {
+      const int rows = static_cast<int>(p.rows), last = static_cast<int>(p.cols - (ceil_div(p.cols, n) - 1) * n);
+      const int pitch = line_pitch(n, p.ld_in, p.elem_size);
+      interleave_walks_kernel<T><<<grid, kThreads, 0, stream>>>(
+          static_cast<const T*>(in), static_cast<T*>(out), view_of(p), n, pitch,
+          ChunkSteps{chunk_step(rows, n, p.elem_size, pitch, rows, n),
+                     chunk_step(rows, last, p.elem_size, pitch, rows, last)});
+    } else {
+      const auto kernel = in_aligned ? interleave_kernel<T, false> : interleave_kernel<T, true>;
+      kernel<<<grid, kThreads, 0, stream>>>(static_cast<const T*>(in), static_cast<T*>(out), view_of(p), n,
+                                            in_aligned, out_aligned);
+    }
   });
   return gpu::check_launch("interleave");
 }
 
 Status launch_deinterleave(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
+  if (p.elem_size <= 2) {
+    const int n = static_cast<int>(std::min<int64_t>(deinterleave_walk_chunk(p.cols, p.elem_size), p.rows));
+    const int cols = static_cast<int>(p.cols), last = static_cast<int>(p.rows - (ceil_div(p.rows, n) - 1) * n);
+    const dim3 grid = chunk_grid(ceil_div(p.rows, n), p.batch);
+    dispatch_size(p.elem_size, [&](auto size) {
+      using T = typename Element<decltype(size)::value>::type;
+      if constexpr (sizeof(T) <= 2) {
+        const int pitch = line_pitch(n, p.ld_out, p.elem_size);
+        deinterleave_walks_kernel<T><<<grid, kThreads, 0, stream>>>(
+            static_cast<const T*>(in), static_cast<T*>(out), view_of(p), n, pitch,
+            ChunkSteps{chunk_step(n, cols, p.elem_size, cols, pitch, n),
+                       chunk_step(last, cols, p.elem_size, cols, pitch, last)});
+      }
+    });
+    return gpu::check_launch("deinterleave");
+  }
   const int n = deinterleave_chunk(p.cols, p.elem_size);
   const dim3 grid = chunk_grid(ceil_div(p.rows, n), p.batch);
   // Every chunk starts n * cols elements further, a multiple of 16 bytes since n is.
@@ -538,9 +581,11 @@ Status launch_deinterleave(const void* in, void* out, const detail::Transpose2D&
   const bool out_aligned = output_rows_start_on(16, out, p);
   dispatch_size(p.elem_size, [&](auto size) {
     using T = typename Element<decltype(size)::value>::type;
-    const auto kernel = in_aligned ? deinterleave_kernel<T, false> : deinterleave_kernel<T, true>;
-    kernel<<<grid, kThreads, 0, stream>>>(static_cast<const T*>(in), static_cast<T*>(out), view_of(p), n,
-                                          out_aligned);
+    if constexpr (sizeof(T) >= 4) {
+      const auto kernel = in_aligned ? deinterleave_kernel<T, false> : deinterleave_kernel<T, true>;
+      kernel<<<grid, kThreads, 0, stream>>>(static_cast<const T*>(in), static_cast<T*>(out), view_of(p), n,
+                                            out_aligned);
+    }
   });
   return gpu::check_launch("deinterleave");
 }

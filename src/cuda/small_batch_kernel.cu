@@ -3,7 +3,7 @@
 
 #include "cuda/device_types.cuh"
 #include "cuda/small_batch_kernel.hpp"
-#include "cuda/small_batch_walks.hpp"
+#include "cuda/transpose_walks.cuh"
 
 namespace xpose::cuda {
 namespace {
@@ -28,40 +28,18 @@ constexpr int staging_elements() {
   return sizeof(T) >= 4 ? n + n / 32 + 1 : n;
 }
 
-// Copies the `n` elements of a walk, `from_step` / `to_step` apart, starting at its element
-// `start` and wrapping around to its beginning after its last, so that a warp's lanes stay in
-// step (two loops, from `start` and from 0, would meet again at 0 after the first).
-template <typename T>
-__device__ __forceinline__ void copy_walk(const T* from, T* to, int n, int start, int from_step, int to_step) {
-  const int from_wrap = n * from_step, to_wrap = n * to_step;
-  from += start * from_step, to += start * to_step;
-#pragma unroll 4
-  for (int k = 0, at = start; k < n; ++k) {
-    *to = *from;
-    from += from_step, to += to_step;
-    if (++at == n) at = 0, from -= from_wrap, to -= to_wrap;
-  }
-}
-
-// Copies the `n` elements of a walk, `from_step` / `to_step` apart.
-template <typename T>
-__device__ __forceinline__ void copy_walk(const T* from, T* to, int n, int from_step, int to_step) {
-#pragma unroll 4
-  for (int k = 0; k < n; ++k, from += from_step, to += to_step) *to = *from;
-}
-
 // K whole matrices per block, in = out = a run of count = K * rows * cols elements per chunk.
 //
 // 4- to 16-byte elements: each thread gathers one output vector from the (skewed) staging.
-// 1- and 2-byte elements: the transpose step (SmallBatchWalks) copies the staged matrices into a
+// 1- and 2-byte elements: the transpose step (TransposeWalks) copies the staged matrices into a
 // second buffer in output order, whose run is then stored as whole vectors. Gathering their 8-16
 // elements per output vector with per-element index updates took about 1 warp instruction per
 // byte (ncu, 14 x 24 u8, H100: issue slots 79% busy, 76 registers) and held u8 batches at 45-61%
 // of memcpy.
 template <typename T>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, sizeof(T) <= 2 ? kTransposeStepMinBlocks : 0)
     small_batch_kernel(const T* __restrict__ in, T* __restrict__ out, int rows, int cols, int64_t batch,
-                       int per_chunk, bool in_aligned, bool out_aligned, SmallBatchWalks walks) {
+                       int per_chunk, bool in_aligned, bool out_aligned, TransposeWalks walks) {
   constexpr int V = kVectorBytes / sizeof(T);
   constexpr int kInFlight = 4;  // vectors loaded per thread before any is staged
   constexpr bool kTransposeStep = sizeof(T) <= 2;
@@ -78,57 +56,12 @@ __global__ void __launch_bounds__(kThreads)
     T* dst = out + first * matrix;
 
     if constexpr (kTransposeStep) {
-      // Runs anywhere: element e of the input run is staged at e + in_head and element e of the
-      // output run is kept at e + out_head (the runs' offsets in their first 16-byte vectors), so
-      // that the vectors of the aligned grid inside each run are loaded and stored whole.
-      const int in_head = static_cast<int>((reinterpret_cast<uintptr_t>(src) & 15) / sizeof(T));
-      const int out_head = static_cast<int>((reinterpret_cast<uintptr_t>(dst) & 15) / sizeof(T));
-      const int in_slots = (count + in_head + V - 1) / V;
-      for (int base = 0; base < in_slots; base += kInFlight * kThreads) {
-        uint4 loaded[kInFlight];
-#pragma unroll
-        for (int k = 0; k < kInFlight; ++k) {
-          const int e = (base + k * kThreads + threadIdx.x) * V - in_head;
-          if (e >= 0 && e + V <= count) loaded[k] = load_input_vector(src + e);
-        }
-#pragma unroll
-        for (int k = 0; k < kInFlight; ++k) {
-          const int v = base + k * kThreads + threadIdx.x, e = v * V - in_head;
-          if (v >= in_slots) continue;
-          if (e >= 0 && e + V <= count) {
-            reinterpret_cast<uint4*>(staging)[v] = loaded[k];
-          } else {
-            for (int t = 0; t < V; ++t)
-              if (e + t >= 0 && e + t < count) staging[v * V + t] = src[e + t];
-          }
-        }
-      }
+      // Runs anywhere: stage_run and store_run keep element e of each run at its head + e.
+      stage_run(src, staging, count);
       __syncthreads();
-      const int items = matrices * walks.groups.divisor() * walks.segments.divisor();
-      for (int w = threadIdx.x; w < items; w += kThreads) {
-        const WalkStart start_of = walk_start(walks, w, matrix);
-        const int n = start_of.length;
-        int from = in_head + start_of.from, to = out_head + start_of.to;
-        if (walks.rotation != 0) {
-          const int start = walks.rotation * (threadIdx.x & 31) % n;
-          copy_walk(staging + from, transposed + to, n, start, walks.from_step, walks.to_step);
-        } else if (walks.group == 1) {
-          copy_walk(staging + from, transposed + to, n, walks.from_step, walks.to_step);
-        } else {
-          for (int line = 0; line < walks.group; ++line, from += walks.from_start, to += walks.to_start)
-            copy_walk(staging + from, transposed + to, n, walks.from_step, walks.to_step);
-        }
-      }
+      transpose_by_walks(staging + vector_head(src), transposed + vector_head(dst), walks, matrices, matrix);
       __syncthreads();
-      for (int v = threadIdx.x; v * V < count + out_head; v += kThreads) {
-        const int e = v * V - out_head;
-        if (e >= 0 && e + V <= count) {
-          reinterpret_cast<uint4*>(dst + e)[0] = reinterpret_cast<const uint4*>(transposed)[v];
-        } else {
-          for (int t = 0; t < V; ++t)
-            if (e + t >= 0 && e + t < count) dst[e + t] = transposed[v * V + t];
-        }
-      }
+      store_run(transposed, dst, count);
       // No barrier here: the next chunk's loads write only `staging`, which the transpose step has
       // finished reading, and `transposed` is written again only after the next barrier.
     } else {
@@ -196,33 +129,11 @@ bool small_batch_fits(const detail::Transpose2D& p) {
          p.stride_in == matrix && p.stride_out == matrix && p.rows * p.cols * p.elem_size * 2 <= kStagingBytes;
 }
 
-namespace {
-
-// choose_small_batch_walks for the launch, remembered per host thread for the last 8 shapes it
-// launched, so that a plan executed again does not pay for the model.
-SmallBatchWalks walks_for(const detail::Transpose2D& p, int matrices) {
-  struct Remembered {
-    int64_t rows = -1, cols = -1;
-    int elem_size = 0, matrices = 0;
-    SmallBatchWalks walks{};
-  };
-  constexpr int kRemembered = 8;
-  thread_local Remembered last[kRemembered];
-  thread_local int next = 0;
-  for (const Remembered& r : last)
-    if (r.rows == p.rows && r.cols == p.cols && r.elem_size == p.elem_size && r.matrices == matrices) return r.walks;
-  Remembered& slot = last[next];
-  next = (next + 1) % kRemembered;
-  slot = Remembered{p.rows, p.cols, p.elem_size, matrices,
-                    choose_small_batch_walks(p.rows, p.cols, p.elem_size, matrices)};
-  return slot.walks;
-}
-
-}  // namespace
-
 Status launch_small_batch(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
   const int per_chunk = small_batch_matrices_per_chunk(p.rows, p.cols, p.elem_size);
-  const SmallBatchWalks walks = p.elem_size <= 2 ? walks_for(p, per_chunk) : SmallBatchWalks{};
+  const int rows = static_cast<int>(p.rows), cols = static_cast<int>(p.cols);
+  const TransposeWalks walks =
+      p.elem_size <= 2 ? remembered_transpose_walks({rows, cols, p.elem_size, per_chunk, cols, rows}) : TransposeWalks{};
   const int64_t chunk_bytes = per_chunk * p.rows * p.cols * p.elem_size;
   const bool in_aligned = reinterpret_cast<uintptr_t>(in) % kVectorBytes == 0 && chunk_bytes % kVectorBytes == 0;
   const bool out_aligned = reinterpret_cast<uintptr_t>(out) % kVectorBytes == 0 && chunk_bytes % kVectorBytes == 0;
@@ -230,8 +141,7 @@ Status launch_small_batch(const void* in, void* out, const detail::Transpose2D& 
   dispatch_size(p.elem_size, [&](auto size) {
     using T = typename Element<decltype(size)::value>::type;
     small_batch_kernel<T><<<grid, kThreads, 0, stream>>>(static_cast<const T*>(in), static_cast<T*>(out),
-                                                         static_cast<int>(p.rows), static_cast<int>(p.cols),
-                                                         p.batch, per_chunk, in_aligned, out_aligned, walks);
+                                                         rows, cols, p.batch, per_chunk, in_aligned, out_aligned, walks);
   });
   return gpu::check_launch("small_batch");
 }

@@ -212,12 +212,6 @@ constexpr int deinterleave_max_cols(int size) {
   }
 }
 
-// Blocks per SM the deinterleave kernel (256 threads, 32 KiB of staging) asks registers to allow
-// for; 0: no cap. The 1-byte kernel takes 77 registers uncapped (3 blocks per SM); at 5 blocks
-// 8388608 x 33 u8 ran 82.8 -> 89.0% of memcpy on an H100. The other sizes lose with a cap (f16
-// spills; f32 95.0 -> 93.4).
-constexpr int deinterleave_min_blocks(int size) { return size == 1 ? 5 : 0; }
-
 // The compact shape is used when the large one gives fewer tiles than this many per SM.
 constexpr int kLargeTilesPerSmForLarge = 4;
 

@@ -188,12 +188,24 @@ TEST_P(TransposeCudaKernel, FewRowsBatchesOffSixteenBytesMatchReference) {
               {5, 777, 0, 0, 7, 5 * 777 + 3, 5 * 777 + 1}, {31, 301, 0, 0, 3}});
 }
 
+// Few-column matrices against the deinterleave's chunks (1- and 2-byte elements: the walk kernel,
+// its output rows at a pitch that lines up their vectors): whole chunks and a shorter last one
+// per matrix, matrices shorter than a chunk, output rows of every alignment (odd and padded
+// leading dimensions, padded batch strides), power-of-two column counts.
+TEST_P(TransposeCudaKernel, FewColumnsChunksMatchReference) {
+  expect_all({{1239, 63, 0, 0, 5}, {593, 52, 0, 0, 3, 593 * 52 + 5, 52 * 593 + 3}, {20011, 36}, {4099, 2, 0, 4103},
+              {7635, 2, 0, 0, 3}, {100, 13, 0, 0, 9, 100 * 13 + 1, 13 * 100 + 7}, {8191, 32, 0, 8197}, {5000, 16},
+              {257, 5, 0, 0, 31}});
+}
+
 // Few-row matrices against the interleave's chunks: whole matrices that just fill its staging
 // (58 x 282 u8, columns not a multiple of the vector width), matrices split into chunks with a
-// shorter last one (58 x 600, 2 x 9001), rows off 16 bytes, padded batch strides.
+// shorter last one (58 x 600, 2 x 9001), rows off 16 bytes, padded batch strides; power-of-two
+// row counts whose staged rows the 1- and 2-byte walks read across (4, 64).
 TEST_P(TransposeCudaKernel, FewRowsChunksMatchReference) {
   expect_all({{58, 282, 0, 0, 7}, {58, 282, 291, 0, 3}, {58, 600, 0, 0, 2}, {2, 9001, 0, 0, 2},
-              {128, 127, 0, 0, 3, 128 * 127 + 5, 128 * 127 + 2}, {5, 3277, 3281, 0, 2}});
+              {128, 127, 0, 0, 3, 128 * 127 + 5, 128 * 127 + 2}, {5, 3277, 3281, 0, 2}, {95, 105, 0, 0, 11},
+              {24, 27539, 27545, 0}, {4, 15215, 15232, 0}, {40, 358, 0, 0, 5}, {64, 700, 701, 0}});
 }
 
 // grid.y and grid.z stop at 65535: kernels must loop or fold to cover any shape and batch.

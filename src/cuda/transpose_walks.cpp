@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "cuda/small_batch_walks.hpp"
+#include "cuda/transpose_walks.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 namespace xpose::cuda {
 namespace {
@@ -27,18 +28,16 @@ int wavefronts(const int64_t (&address)[32]) {
 // leave threads idle. Instructions per element: 5, 13 with a rotation's wrap, plus about 20 per
 // line and 40 per walk (60 with a rotation), as fitted to ncu's counts on the H100 (5 x 3 u8 in
 // walks of 3: 25 per element; 128 x 64 u8, rotated walks of 64: 15).
-double walk_cost(const SmallBatchWalks& w, int64_t matrix, int elem_size, int matrices,
-                 bool* conflict_free) {
+double walk_cost(const TransposeWalks& w, int64_t matrix, int elem_size, int matrices, bool* conflict_free) {
   const int groups = w.groups.divisor(), segments = w.segments.divisor();
   int64_t from_base[32], to_base[32];  // each lane's first element, before its rotation
   int length[32], rotated[32];         // each lane's segment length and starting step in it
   for (int lane = 0; lane < 32; ++lane) {
-    const int g = lane % groups, segment = lane / groups % segments, b = lane / groups / segments;
-    const int first = segment * w.segment;
-    length[lane] = std::min(w.segment, w.length - first);
+    const WalkStart start = walk_start(w, lane, static_cast<int>(matrix));
+    length[lane] = start.length;
     rotated[lane] = w.rotation * lane % length[lane];
-    from_base[lane] = b * matrix + int64_t{g} * w.group * w.from_start + int64_t{first} * w.from_step;
-    to_base[lane] = b * matrix + int64_t{g} * w.group * w.to_start + int64_t{first} * w.to_step;
+    from_base[lane] = start.from;
+    to_base[lane] = start.to;
   }
   constexpr int kSteps = 2;
   int waves = 0;
@@ -72,39 +71,66 @@ int small_batch_matrices_per_chunk(int64_t rows, int64_t cols, int elem_size) {
   return static_cast<int>(rounded >= 2 ? rounded : fit);
 }
 
-SmallBatchWalks choose_small_batch_walks(int64_t rows_in, int64_t cols_in, int elem_size, int matrices) {
-  const int rows = static_cast<int>(rows_in), cols = static_cast<int>(cols_in);
-  const int64_t matrix = rows_in * cols_in;
-  SmallBatchWalks best{};
+TransposeWalks choose_transpose_walks(const WalkProblem& p) {
+  const int64_t matrix = int64_t{p.rows} * p.cols;
+  TransposeWalks best{};
   double best_cost = 0;
+  const auto consider = [&](const TransposeWalks& w) {
+    bool conflict_free = false;
+    const double cost = walk_cost(w, matrix, p.elem_size, p.matrices, &conflict_free);
+    if (best_cost == 0 || cost < best_cost) best = w, best_cost = cost;
+    return conflict_free;
+  };
   for (const bool along_rows : {true, false}) {
-    const int lines = along_rows ? rows : cols, length = along_rows ? cols : rows;
+    const int lines = along_rows ? p.rows : p.cols, length = along_rows ? p.cols : p.rows;
+    const int from_start = along_rows ? p.from_pitch : 1, to_start = along_rows ? 1 : p.to_pitch;
+    const int from_step = along_rows ? 1 : p.from_pitch, to_step = along_rows ? p.to_pitch : 1;
     for (const int group : {1, lines}) {
       for (const int segment : {length, 8, 16, 32, 64}) {
         if (segment > length || (segment != length && (segment * 2 > length || group != 1))) continue;
         for (const int rotation : {0, 1, 3, 5, 8, 17}) {
           if (rotation >= segment || (rotation != 0 && group != 1)) break;
           const int segments = (length + segment - 1) / segment;
-          const SmallBatchWalks w{detail::TileDivisor(lines / group),
-                                  detail::TileDivisor(segments),
-                                  group,
-                                  length,
-                                  segment,
-                                  along_rows ? cols : 1,
-                                  along_rows ? 1 : rows,
-                                  along_rows ? 1 : cols,
-                                  along_rows ? rows : 1,
-                                  rotation};
-          bool conflict_free = false;
-          const double cost = walk_cost(w, matrix, elem_size, matrices, &conflict_free);
-          if (best_cost == 0 || cost < best_cost) best = w, best_cost = cost;
-          if (conflict_free) break;  // a rotation would only add instructions
+          if (consider({detail::TileDivisor(lines / group), detail::TileDivisor(segments), group, length, segment,
+                        from_start, to_start, from_step, to_step, segment * from_step, segment * to_step, rotation,
+                        false}))
+            break;  // a rotation would only add instructions
         }
       }
       if (lines == 1) break;  // group 1 is the whole matrix
     }
+    // Interleaved segments: enough walks for a block's threads, lines of at least 8 elements each.
+    for (int segments = 2; segments * 8 <= length && int64_t{lines} * p.matrices * segments / 2 < kSmallBatchThreads;
+         segments *= 2) {
+      const int segment = (length + segments - 1) / segments;
+      for (const int rotation : {0, 1, 3, 5}) {
+        if (rotation >= segment / 2 && rotation != 0) break;
+        if (consider({detail::TileDivisor(lines), detail::TileDivisor(segments), 1, length, segment, from_start,
+                      to_start, segments * from_step, segments * to_step, from_step, to_step, rotation, true}))
+          break;
+      }
+    }
   }
   return best;
+}
+
+TransposeWalks remembered_transpose_walks(const WalkProblem& p) {
+  struct Remembered {
+    WalkProblem problem{};
+    TransposeWalks walks{};
+  };
+  constexpr int kRemembered = 16;
+  thread_local Remembered last[kRemembered];
+  thread_local int next = 0;
+  const auto key = [](const WalkProblem& q) {
+    return std::tie(q.rows, q.cols, q.elem_size, q.matrices, q.from_pitch, q.to_pitch);
+  };
+  for (const Remembered& r : last)
+    if (r.problem.elem_size != 0 && key(r.problem) == key(p)) return r.walks;
+  Remembered& slot = last[next];
+  next = (next + 1) % kRemembered;
+  slot = Remembered{p, choose_transpose_walks(p)};
+  return slot.walks;
 }
 
 }  // namespace xpose::cuda

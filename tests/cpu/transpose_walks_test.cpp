@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: Apache-2.0
+// The transpose-step walks of the small_batch, interleave and deinterleave kernels (1- and 2-byte
+// elements), checked on the CPU: for every chunk the model's walks visit each staged element once
+// and send it to its transposed place, packed or at a line pitch; and the model picks rotations
+// where plain walks would meet few banks. tests/cuda runs the kernels themselves.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cuda/transpose_walks.hpp"
+
+namespace {
+
+namespace cuda = xpose::cuda;
+
+// Every walk of a block's transpose step, as the kernel's threads take them: the staged
+// (input-order) element each step reads and the output-order element it writes.
+void expect_walks_transpose(const cuda::WalkProblem& p) {
+  const cuda::TransposeWalks w = cuda::choose_transpose_walks(p);
+  const std::string shape = std::to_string(p.rows) + " x " + std::to_string(p.cols) + " size " +
+                            std::to_string(p.elem_size) + " pitches " + std::to_string(p.from_pitch) + ", " +
+                            std::to_string(p.to_pitch);
+  ASSERT_GE(w.group, 1) << shape;
+  const int matrix = p.rows * p.cols;
+  const int from_count = p.matrices * matrix + (p.rows - 1) * (p.from_pitch - p.cols);
+  std::vector<int> read(static_cast<size_t>(from_count), 0);
+  const int items = p.matrices * w.groups.divisor() * w.segments.divisor();
+  for (int item = 0; item < items; ++item) {
+    const cuda::WalkStart start = cuda::walk_start(w, item, matrix);
+    for (int line = 0; line < w.group; ++line)
+      for (int k = 0; k < start.length; ++k) {
+        const int from = start.from + line * w.from_start + k * w.from_step;
+        const int to = start.to + line * w.to_start + k * w.to_step;
+        ASSERT_TRUE(from >= 0 && from < from_count) << shape << ": walk " << item << " reads " << from;
+        const int b = p.matrices == 1 ? 0 : from / matrix;  // several matrices only where packed
+        const int in_matrix = from - b * matrix;
+        const int i = in_matrix / p.from_pitch, j = in_matrix % p.from_pitch;
+        ASSERT_LT(j, p.cols) << shape << ": walk " << item << " reads the gap after a row";
+        ASSERT_EQ(to, b * matrix + j * p.to_pitch + i) << shape << ": walk " << item << " step " << k;
+        ++read[static_cast<size_t>(from)];
+      }
+  }
+  for (int e = 0; e < from_count; ++e) {
+    if (e % p.from_pitch >= p.cols) continue;  // the gap after a row
+    ASSERT_EQ(read[static_cast<size_t>(e)], 1) << shape << ": element " << e;
+  }
+}
+
+// A small_batch chunk of rows x cols matrices.
+void expect_walks_transpose(int64_t rows, int64_t cols, int elem_size) {
+  const int r = static_cast<int>(rows), c = static_cast<int>(cols);
+  expect_walks_transpose({r, c, elem_size, cuda::small_batch_matrices_per_chunk(rows, cols, elem_size), c, r});
+}
+
+TEST(TransposeWalks, EveryElementIsMovedOnceToItsTransposedPlace) {
+  for (int size : {1, 2})
+    for (int64_t rows = 1; rows <= 40; ++rows)
+      for (int64_t cols = 1; cols <= 40; ++cols) expect_walks_transpose(rows, cols, size);
+  // Larger sides up to the kernel's limit (2 matrices per 16 KiB chunk), powers of two among them.
+  std::mt19937 rng(5);
+  std::vector<std::pair<int64_t, int64_t>> shapes{{64, 64}, {128, 64}, {64, 128}, {128, 32}, {41, 182},
+                                                  {2, 584}, {4, 368}, {1, 4096}, {4096, 1}, {90, 91}};
+  for (int k = 0; k < 60; ++k) {
+    const int64_t rows = 1 + rng() % 128, cols = 1 + rng() % (8192 / rows);
+    shapes.push_back({rows, cols});
+  }
+  for (int size : {1, 2})
+    for (auto [rows, cols] : shapes)
+      if (rows * cols * size * 2 <= cuda::kSmallBatchStagingBytes) expect_walks_transpose(rows, cols, size);
+}
+
+// One matrix whose strided side keeps its lines at a pitch: the interleave's rows (from_pitch) and
+// the deinterleave's output rows (to_pitch), at every pitch line_pitch gives.
+TEST(TransposeWalks, LinesAtAPitchAreMovedOnceToTheirPlace) {
+  std::mt19937 rng(9);
+  for (int size : {1, 2})
+    for (int k = 0; k < 200; ++k) {
+      const int rows = 1 + static_cast<int>(rng() % 128), cols = 1 + static_cast<int>(rng() % 300);
+      const int64_t ld = (k % 2 == 0 ? cols : rows) + rng() % 40;
+      if (k % 2 == 0)
+        expect_walks_transpose({rows, cols, size, 1, cuda::line_pitch(cols, ld, size), rows});
+      else
+        expect_walks_transpose({rows, cols, size, 1, cols, cuda::line_pitch(rows, ld, size)});
+    }
+}
+
+TEST(TransposeWalks, LinePitchIsTheLeastThatLinesUpTheVectors) {
+  EXPECT_EQ(cuda::line_pitch(100, 100, 1), 100);
+  EXPECT_EQ(cuda::line_pitch(100, 17407597, 1), 109);  // 17407597 = 100 + 9 mod 16
+  EXPECT_EQ(cuda::line_pitch(96, 97, 2), 97);
+  EXPECT_EQ(cuda::line_pitch(96, 95, 2), 103);          // 95 = 96 + 7 mod 8
+  for (int64_t ld = 300; ld < 340; ++ld)
+    for (int size : {1, 2}) {
+      const int pitch = cuda::line_pitch(300, ld, size);
+      EXPECT_GE(pitch, 300);
+      EXPECT_LT(pitch, 300 + 16 / size);
+      EXPECT_EQ((ld - pitch) % (16 / size), 0);
+    }
+}
+
+TEST(SmallBatchWalks, ChunksAreWholeVectorsWhereTheyCanBe) {
+  EXPECT_EQ(cuda::small_batch_matrices_per_chunk(32, 32, 1), 16);  // 1 KiB matrices, 16 KiB
+  EXPECT_EQ(cuda::small_batch_matrices_per_chunk(5, 3, 1), 1088);   // 15 bytes: 16 at a time
+  EXPECT_EQ(cuda::small_batch_matrices_per_chunk(41, 182, 1), 2);   // no whole-vector group fits
+}
+
+TEST(TransposeWalks, PowerOfTwoSidesAreRotatedAndTinyMatricesWalkedWhole) {
+  // Plain walks of a 64 x 64 u8 matrix put a warp's strided accesses 64 bytes apart: 2 banks.
+  const cuda::TransposeWalks square = cuda::choose_transpose_walks({64, 64, 1, 4, 64, 64});
+  EXPECT_NE(square.rotation, 0);
+  // Odd sides already spread over the banks: no rotation.
+  EXPECT_EQ(cuda::choose_transpose_walks({70, 15, 1, cuda::small_batch_matrices_per_chunk(70, 15, 1), 15, 70}).rotation, 0);
+  // 5 x 3: walks of 3 elements cost more per walk than per element; one walk per matrix.
+  const cuda::TransposeWalks tiny = cuda::choose_transpose_walks({5, 3, 1, 1088, 3, 5});
+  EXPECT_EQ(tiny.groups.divisor(), 1);
+}
+
+}  // namespace
