@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <tuple>
+#include <vector>
 
 namespace xpose::cuda {
 namespace {
@@ -24,8 +25,10 @@ int wavefronts(const int64_t (&address)[32]) {
 
 // The modelled cost of a transpose step, in SM cycles per 32 elements: the larger of its
 // instruction issue (4 warp instructions per cycle) and its shared-memory wavefronts (one per
-// cycle; the first warp's lanes over two steps of their walks), scaled up where a block's walks
-// leave threads idle. Instructions per element: 5, 13 with a rotation's wrap, plus about 20 per
+// cycle; the first warp's lanes over two steps of their walks), scaled up where a block's last
+// round of walks leaves threads idle (H100, u8, % of memcpy, against charging only blocks with
+// fewer walks than threads: 58 x 282 batches 69 -> 79, 18 x 11322399 81 -> 87, 3 x 50176 81 ->
+// 83; 95 x 105 batches 58 -> 52, walks of 8 elements down columns instead of 16 along rows). Instructions per element: 5, 13 with a rotation's wrap, plus about 20 per
 // line and 40 per walk (60 with a rotation), as fitted to ncu's counts on the H100 (5 x 3 u8 in
 // walks of 3: 25 per element; 128 x 64 u8, rotated walks of 64: 15).
 double walk_cost(const TransposeWalks& w, int64_t matrix, int elem_size, int matrices, bool* conflict_free) {
@@ -55,8 +58,8 @@ double walk_cost(const TransposeWalks& w, int64_t matrix, int elem_size, int mat
   const double per_element = w.rotation != 0 ? 13.0 : 5.0;
   const double issue = (per_element + (per_walk / w.group + per_line) * segments / w.length) / 4.0;
   const int64_t items = int64_t{matrices} * groups * segments;
-  const double idle =
-      items >= kSmallBatchThreads ? 1.0 : static_cast<double>(kSmallBatchThreads) / static_cast<double>(items);
+  const int64_t rounds = (items + kSmallBatchThreads - 1) / kSmallBatchThreads;
+  const double idle = static_cast<double>(rounds * kSmallBatchThreads) / static_cast<double>(items);
   return std::max(issue, static_cast<double>(waves) / kSteps) * idle;
 }
 
@@ -99,9 +102,16 @@ TransposeWalks choose_transpose_walks(const WalkProblem& p) {
       }
       if (lines == 1) break;  // group 1 is the whole matrix
     }
-    // Interleaved segments: enough walks for a block's threads, lines of at least 8 elements each.
-    for (int segments = 2; segments * 8 <= length && int64_t{lines} * p.matrices * segments / 2 < kSmallBatchThreads;
-         segments *= 2) {
+    // Interleaved segments: powers of two until the walks fill a block's threads, and the count
+    // that just fills them (a block of 3-row interleave chunks: 85, where 128 left a second round
+    // of walks half idle); lines of at least 8 elements each.
+    const int64_t walks_per_segment = int64_t{lines} * p.matrices;
+    std::vector<int> counts;
+    for (int segments = 2; walks_per_segment * segments / 2 < kSmallBatchThreads; segments *= 2) counts.push_back(segments);
+    const int filling = static_cast<int>(kSmallBatchThreads / walks_per_segment);
+    if (filling >= 2) counts.push_back(filling);
+    for (const int segments : counts) {
+      if (segments * 8 > length) continue;
       const int segment = (length + segments - 1) / segments;
       for (const int rotation : {0, 1, 3, 5}) {
         if (rotation >= segment / 2 && rotation != 0) break;

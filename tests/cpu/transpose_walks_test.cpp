@@ -113,9 +113,18 @@ TEST(TransposeWalks, PowerOfTwoSidesAreRotatedAndTinyMatricesWalkedWhole) {
   EXPECT_NE(square.rotation, 0);
   // Odd sides already spread over the banks: no rotation.
   EXPECT_EQ(cuda::choose_transpose_walks({70, 15, 1, cuda::small_batch_matrices_per_chunk(70, 15, 1), 15, 70}).rotation, 0);
-  // 5 x 3: walks of 3 elements cost more per walk than per element; one walk per matrix.
-  const cuda::TransposeWalks tiny = cuda::choose_transpose_walks({5, 3, 1, 1088, 3, 5});
+  // 12 x 3: walks of 3 elements cost more per walk than per element; one walk per matrix.
+  const cuda::TransposeWalks tiny = cuda::choose_transpose_walks({12, 3, 1, 452, 3, 12});
   EXPECT_EQ(tiny.groups.divisor(), 1);
+}
+
+TEST(TransposeWalks, FewLongLinesAreInterleavedOverOneRoundOfABlock) {
+  // An interleave chunk of 3 rows (NCHW -> NHWC, 3 channels): 85 interleaved segments per row give
+  // 255 walks, one round of a block's 256 threads (128 left a second round half idle).
+  const cuda::TransposeWalks w = cuda::choose_transpose_walks({3, 5456, 1, 1, cuda::line_pitch(5456, 50176, 1), 3});
+  EXPECT_TRUE(w.interleaved);
+  EXPECT_EQ(w.segments.divisor(), 85);
+  EXPECT_EQ(w.from_step, 85);  // neighbouring lanes read neighbouring bytes of a row
 }
 
 }  // namespace
