@@ -529,8 +529,9 @@ bool interleave_fits(const detail::Transpose2D& p) {
 }
 
 bool deinterleave_fits(const detail::Transpose2D& p) {
+  if (p.rows <= 0 || p.cols <= 0 || p.cols >= tile_cols_for(p.elem_size) || p.ld_in != p.cols) return false;
   const int n = p.elem_size <= 2 ? deinterleave_walk_chunk(p.cols, p.elem_size) : deinterleave_chunk(p.cols, p.elem_size);
-  return p.rows > 0 && p.cols > 0 && p.cols < tile_cols_for(p.elem_size) && p.ld_in == p.cols && n >= 16 / p.elem_size;
+  return n >= 16 / p.elem_size;
 }
 
 Status launch_interleave(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
