@@ -204,6 +204,120 @@ void permute_as_2d_slices(const unsigned char* in, unsigned char* out, const Wal
   });
 }
 
+// A short inner axis (the input's innermost or the output's innermost under kShortAxisBytes): 2D
+// slices of the two are a few hundred bytes whose lines are parts of cache lines far apart. A
+// tile over several axes instead: the input's innermost axes until they span
+// kGroupBytes, the output's likewise (the last axis of each group cut to fit), so that the tile
+// reads and writes runs of about kGroupBytes and its footprint stays in L1. Inside a tile the axes
+// are walked in output order, one element at a time: for 4- to 16-byte elements only, where that
+// moves enough bytes per step (AMD EPYC Zen 3, 2 threads, % of memcpy, three rounds against the 2D
+// slices: `50 40 3 30 5 / 4 1 3 0 2` f64 10 -> 22, `20 30 40 6 10 / 2 4 0 3 1` f32 26 -> 45,
+// `400 30 20 10 8 / 4 2 0 3 1` f32 25 -> 39, `64 33 17 29 3 / 3 1 4 0 2` f64 20 -> 26; a u8 case,
+// `13 35 1000 5 23 / 1 0 4 2 3`, 32 -> 22).
+constexpr int64_t kShortAxisBytes = 64;
+constexpr int64_t kShortAxisMinElemBytes = 4;
+constexpr int64_t kGroupBytes = 128;
+
+struct TileAxis {
+  ByteAxis axis;
+  int64_t extent = 1;  // points of the axis in one tile
+};
+
+struct MultiAxisTiles {
+  int count = 0;                                  // tile axes, outermost in the output first
+  std::array<TileAxis, kMaxPermuteRank> tile{};
+  FlatAxes outer;                                 // the other axes
+  int64_t chunks = 1;                             // tiles per outer index
+};
+
+MultiAxisTiles plan_multi_axis_tiles(const PermuteLayout& layout) {
+  const int64_t e = layout.elem_size;
+  const int n = layout.rank;
+  std::array<int64_t, kMaxPermuteRank> extent{};
+  extent.fill(0);  // 0: not a tile axis
+  // Axes of one side, innermost first, until they span kGroupBytes; the last one cut to fit.
+  const auto group = [&](bool input) {
+    std::array<int, kMaxPermuteRank> order{};
+    for (int k = 0; k < n; ++k) order[k] = k;
+    std::sort(order.begin(), order.begin() + n, [&](int a, int b) {
+      return input ? layout[a].in_stride < layout[b].in_stride : layout[a].out_stride < layout[b].out_stride;
+    });
+    int64_t span = e;
+    for (int i = 0; i < n && span < kGroupBytes; ++i) {
+      const int k = order[i];
+      const int64_t want = std::min(layout[k].size, (kGroupBytes + span - 1) / span);
+      extent[k] = std::max(extent[k], want);
+      span *= want;
+    }
+  };
+  group(true);
+  group(false);
+  MultiAxisTiles t;
+  std::array<int, kMaxPermuteRank> by_output = layout.output_order();  // outermost first
+  for (int i = 0; i < n; ++i) {
+    const int k = by_output[i];
+    const ByteAxis axis{layout[k].size, layout[k].in_stride * e, layout[k].out_stride * e};
+    if (extent[k] > 0) {
+      t.tile[t.count++] = {axis, extent[k]};
+      t.chunks *= (axis.size + extent[k] - 1) / extent[k];
+    } else {
+      t.outer.add(axis);
+    }
+  }
+  return t;
+}
+
+template <int64_t Bytes>
+void copy_multi_axis_tile(const unsigned char* src, unsigned char* dst, const MultiAxisTiles& t,
+                          const std::array<int64_t, kMaxPermuteRank>& begin,
+                          const std::array<int64_t, kMaxPermuteRank>& end) {
+  const int inner = t.count - 1;
+  const int64_t in_step = t.tile[inner].axis.in, out_step = t.tile[inner].axis.out;
+  const int64_t count = end[inner] - begin[inner];
+  std::array<int64_t, kMaxPermuteRank> at = begin;
+  for (;;) {
+    int64_t in_offset = 0, out_offset = 0;
+    for (int k = 0; k < inner; ++k) in_offset += at[k] * t.tile[k].axis.in, out_offset += at[k] * t.tile[k].axis.out;
+    const unsigned char* s = src + in_offset + begin[inner] * in_step;
+    unsigned char* d = dst + out_offset + begin[inner] * out_step;
+    for (int64_t i = 0; i < count; ++i) std::memcpy(d + i * out_step, s + i * in_step, Bytes);
+    int k = inner - 1;
+    for (; k >= 0; --k) {
+      if (++at[k] < end[k]) break;
+      at[k] = begin[k];
+    }
+    if (k < 0) return;
+  }
+}
+
+void permute_multi_axis_tiles(const unsigned char* in, unsigned char* out, const MultiAxisTiles& t, int elem_size,
+                              int threads, int64_t bytes) {
+  const int64_t units = t.outer.total * t.chunks;
+  const int n = static_cast<int>(std::min<int64_t>(resolve_threads(threads, bytes), units));
+  run_on_threads(n, units, [&](int64_t first, int64_t last) {
+    std::array<int64_t, kMaxPermuteRank> begin{}, end{};
+    for (int64_t unit = first; unit < last; ++unit) {
+      int64_t chunk = unit % t.chunks, in_offset = 0, out_offset = 0;
+      t.outer.offsets(unit / t.chunks, &in_offset, &out_offset);
+      for (int k = t.count - 1; k >= 0; --k) {
+        const int64_t tiles = (t.tile[k].axis.size + t.tile[k].extent - 1) / t.tile[k].extent;
+        begin[k] = chunk % tiles * t.tile[k].extent;
+        end[k] = std::min(t.tile[k].axis.size, begin[k] + t.tile[k].extent);
+        chunk /= tiles;
+      }
+      const unsigned char* src = in + in_offset;
+      unsigned char* dst = out + out_offset;
+      switch (elem_size) {
+        case 1: copy_multi_axis_tile<1>(src, dst, t, begin, end); break;
+        case 2: copy_multi_axis_tile<2>(src, dst, t, begin, end); break;
+        case 4: copy_multi_axis_tile<4>(src, dst, t, begin, end); break;
+        case 8: copy_multi_axis_tile<8>(src, dst, t, begin, end); break;
+        default: copy_multi_axis_tile<16>(src, dst, t, begin, end); break;
+      }
+    }
+  });
+}
+
 }  // namespace
 
 void permute_blocked(const void* in, void* out, const PermuteLayout& layout, int threads) {
@@ -222,7 +336,11 @@ void permute_blocked(const void* in, void* out, const PermuteLayout& layout, int
   const Walk walk = plan_walk(layout);
   const int64_t e = layout.elem_size;
   const bool unit_strides = walk.run == e && walk.y.size > 1 && walk.x.in == e && walk.y.out == e;
-  if (unit_strides)
+  const bool short_inner_axes = walk.run == e && e >= kShortAxisMinElemBytes && layout.rank >= 3 &&
+                                walk.y.size > 1 && (walk.x.size * e < kShortAxisBytes || walk.y.size * e < kShortAxisBytes);
+  if (short_inner_axes)
+    permute_multi_axis_tiles(src, dst, plan_multi_axis_tiles(layout), layout.elem_size, threads, layout.bytes());
+  else if (unit_strides)
     permute_as_2d_slices(src, dst, walk, layout.elem_size, threads, layout.bytes(), options);
   else
     permute_tiles(src, dst, walk, threads, layout.bytes());

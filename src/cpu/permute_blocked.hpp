@@ -7,6 +7,10 @@
 // innermost of the remaining axes). Tiles are small enough that the input lines they read and the
 // output lines they write stay in L1 while the tile is copied.
 //
+// When the inner axis of either side is short (under 64 bytes; 4- to 16-byte elements, rank 3 or
+// more), tiles span several axes instead: the innermost axes of each side up
+// to about 128 bytes, so that reads and writes run that long.
+//
 // When X and Y have unit strides (the usual case), each slice of X, Y and one more axis is a
 // batched 2D transpose and goes to transpose_blocked (AVX-512 or AVX2 tiles, streaming stores
 // when the whole output is large).

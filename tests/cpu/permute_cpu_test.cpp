@@ -148,6 +148,21 @@ TEST_P(PermuteCpuKernel, LargerShapesMatchReference) {
   expect_permutes(GetParam(), {{5, 5, 8, 5, 8, 4}, {4, 1, 0, 3, 2, 5}, {}, {}}, DType::u16);
 }
 
+// Short inner axes on both sides (tiles over several axes, permute_blocked.cpp): groups of axes cut
+// at 128 bytes with partial last tiles, more than 1 MiB (threads), every element size, a strided
+// input and output.
+TEST_P(PermuteCpuKernel, ShortInnerAxesMatchReference) {
+  for (DType type : xpose_test::one_dtype_per_size()) {
+    expect_permutes(GetParam(), {{9, 17, 30, 28, 26}, {4, 3, 0, 2, 1}, {}, {}}, type);
+    expect_permutes(GetParam(), {{6, 33, 17, 29, 3}, {3, 1, 4, 0, 2}, {}, {}}, type);
+  }
+  expect_permutes(GetParam(), {{40, 30, 20, 10, 8}, {4, 2, 0, 3, 1}, {}, {}}, DType::f32);  // 3.8 MB
+  expect_permutes(GetParam(), {{64, 33, 17, 29, 3}, {3, 1, 4, 0, 2}, {}, {}}, DType::u8);
+  expect_permutes(GetParam(),
+                  {{7, 11, 13, 5}, {3, 1, 0, 2}, {11 * 13 * 5 * 2 + 3, 13 * 5 * 2, 5 * 2, 2}, {}}, DType::u16);
+  expect_permutes(GetParam(), {{7, 11, 13, 5}, {2, 3, 1, 0}, {}, {5 * 11 * 8 + 3, 11 * 8, 8, 1}}, DType::f64);
+}
+
 std::string kernel_case_name(const ::testing::TestParamInfo<std::string>& info) { return info.param; }
 
 INSTANTIATE_TEST_SUITE_P(PermuteCpu, PermuteCpuKernel, ::testing::ValuesIn(permuting_kernels()),
