@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The transpose step on the device: a block's threads stage its input in shared memory, copy it
 // into a second buffer in output order by the walks that transpose_walks.hpp chooses, and store
-// that. Global memory is read and written only as the 16-byte vectors of its aligned grid (whole
-// where they lie inside the data, element by element only at the ends): element e of a run (or
-// line) that starts `head` elements into its first vector lies at head + e of its buffer, so that
-// the buffers' vectors are the global ones, whatever the alignment.
+// that. Global memory is read and written as the 16-byte vectors of its aligned grid, whole where
+// they lie inside the data (at the ends: aligned pieces, or elements for the loads of every line):
+// element e of a run (or line) that starts `head` elements into its first vector lies at head + e
+// of its buffer, so that the buffers' vectors are the global ones, whatever the alignment.
 #pragma once
 
 #include <cstdint>
@@ -137,9 +137,10 @@ __device__ __forceinline__ void store_run(const T* transposed, T* __restrict__ d
   }
 }
 
-// Where slot `slot` of a block's lines lies (stage_lines, store_lines): its line r, its vector q of the buffer and that vector's
-// first element in line r (negative: before the line). `line_vectors` divides by the slots per
-// line, count / V + 2: enough for a line of `count` elements at any head.
+// Where slot `slot` of a block's lines lies (stage_lines, store_lines): its line r, its vector q of
+// the buffer and that vector's first element in line r (negative: before the line).
+// `line_vectors` divides by the slots per line, count / V + 2: enough for a line of `count`
+// elements at any head.
 template <typename T>
 __device__ __forceinline__ int line_slot(int slot, int head, int pitch, const detail::TileDivisor& line_vectors,
                                          int* r, int* q) {
@@ -151,10 +152,11 @@ __device__ __forceinline__ int line_slot(int slot, int head, int pitch, const de
 }
 
 // `lines` global lines of `count` elements (line r at src + r * ld) into staging[head + r * pitch
-// + e] (head = vector_head(src), pitch = line_pitch(count or more, ld)), all lines at once so that every thread has work even when lines are short, 3
-// vectors in flight per thread; then the partial vectors at the lines' ends, one element per
-// thread, so that no warp waits on a few lanes' element loops (inside the vector loop they took
-// the interleave's u8 views about 8 instructions per byte more).
+// + e] (head = vector_head(src), pitch = line_pitch of the chunk's columns and ld), all lines at
+// once so that every thread has work even when lines are short, 3 vectors in flight per thread;
+// then the partial vectors at the lines' ends, one element per thread, so that no warp waits on a
+// few lanes' element loops (inside the vector loop they took the interleave's u8 views about 8
+// instructions per byte more).
 template <typename T>
 __device__ __forceinline__ void stage_lines(const T* __restrict__ src, int64_t ld, T* staging, int pitch, int lines,
                                             int count, const detail::TileDivisor& line_vectors) {
@@ -167,12 +169,14 @@ __device__ __forceinline__ void stage_lines(const T* __restrict__ src, int64_t l
     for (int k = 0; k < kInFlight; ++k) {
       const int slot = base + k * blockDim.x + threadIdx.x;
       first[k] = line_slot<T>(slot, head, pitch, line_vectors, &r[k], &q[k]);
-      if (slot < slots && first[k] >= 0 && first[k] + V <= count) loaded[k] = load_input_vector(src + r[k] * ld + first[k]);
+      if (slot < slots && first[k] >= 0 && first[k] + V <= count)
+        loaded[k] = load_input_vector(src + r[k] * ld + first[k]);
     }
 #pragma unroll
     for (int k = 0; k < kInFlight; ++k) {
       const int slot = base + k * blockDim.x + threadIdx.x;
-      if (slot < slots && first[k] >= 0 && first[k] + V <= count) reinterpret_cast<uint4*>(staging)[q[k]] = loaded[k];
+      if (slot < slots && first[k] >= 0 && first[k] + V <= count)
+        reinterpret_cast<uint4*>(staging)[q[k]] = loaded[k];
     }
   }
   // The ends: per line, slots 0..V-1 are the elements before its first whole vector (`lead` of
