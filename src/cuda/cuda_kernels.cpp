@@ -52,7 +52,9 @@ bool interleave_supports(const Transpose2D& p, std::string* why) {
 
 bool deinterleave_supports(const Transpose2D& p, std::string* why) {
   if (cuda::deinterleave_fits(p)) return true;
-  if (why) *why = "it needs fewer columns than the tile kernel's tile and a packed input (ld_in = cols)";
+  if (why)
+    *why = "it needs fewer columns than the tile kernel's tile and input rows padded by under 32 bytes or a "
+           "quarter of a row (ld_in = cols: packed)";
   return false;
 }
 
@@ -62,7 +64,7 @@ Status run_interleave(const void* in, void* out, const Transpose2D& p, const Lau
 
 bool small_batch_supports(const Transpose2D& p, std::string* why) {
   if (cuda::small_batch_fits(p)) return true;
-  if (why) *why = "it needs a packed batch of at least two matrices of at most 8 KiB each";
+  if (why) *why = "it needs a packed batch of at least two matrices of at most 16 KiB each";
   return false;
 }
 
@@ -101,9 +103,8 @@ const std::vector<Kernel>& cuda_kernels() {
 const Kernel* choose_cuda_kernel(const Transpose2D& p) {
   if (is_contiguous_copy(p)) return find_kernel(Device::cuda, "contiguous_copy");
   if (cuda::small_batch_fits(p)) return find_kernel(Device::cuda, "small_batch");
-  if (cuda::interleave_fits(p)) return find_kernel(Device::cuda, "interleave");
-  if (cuda::deinterleave_fits(p) && p.cols <= cuda::deinterleave_max_cols(p.elem_size))
-    return find_kernel(Device::cuda, "deinterleave");
+  if (cuda::interleave_preferred(p)) return find_kernel(Device::cuda, "interleave");
+  if (cuda::deinterleave_preferred(p)) return find_kernel(Device::cuda, "deinterleave");
   return find_kernel(Device::cuda, "tile");
 }
 

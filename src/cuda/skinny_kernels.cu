@@ -127,7 +127,11 @@ __device__ __forceinline__ void load_shifted_rows(const T* __restrict__ src, int
   }
 }
 
-// Deinterleave reads the staged run with a stride of `cols` elements, which would hit few banks;
+// The elements a deinterleave chunk stages: its `rows` input rows of `cols` elements, `ld_in` apart,
+// as one run from the first row's start to the last row's end.
+__device__ __forceinline__ int staged_span(int rows, int cols, int ld_in) { return (rows - 1) * ld_in + cols; }
+
+// Deinterleave reads the staged run with a stride of `ld_in` elements, which would hit few banks;
 // one element of padding every 32 spreads those reads (the buffer keeps room for it).
 __device__ __forceinline__ int skewed(int e) { return e + e / 32; }
 
@@ -251,9 +255,10 @@ __global__ void __launch_bounds__(kThreads, kTransposeStepMinBlocks)
     }
 }
 
-// Deinterleave: block = `n` input rows x all `cols` columns; the input run is n * cols elements,
-// staged row after row. Each output row c gets the chunk's elements i0 .. i0 + rows_here (input
-// rows), read from the staging at stride `cols`, and is stored as the aligned 16-byte vectors of
+// Deinterleave: block = `n` input rows x all `cols` columns; the input run is the rows' span,
+// staged as it lies (staged_span: the short padding between padded rows too, deinterleave_fits).
+// Each output row c gets the chunk's elements i0 .. i0 + rows_here (input rows), read from the
+// staging at stride `ld_in`, and is stored as the aligned 16-byte vectors of
 // that row: they start `head` elements before i0 (the output row's misalignment there), inner
 // vectors are stored whole and the two at the segment's ends element by element, so odd leading
 // dimensions keep vector stores (they took one store per element before: 2684354 x 100 u8 12%,
@@ -261,7 +266,8 @@ __global__ void __launch_bounds__(kThreads, kTransposeStepMinBlocks)
 //
 // 4- to 16-byte elements (deinterleave_kernel): the staging is skewed by one element in 32 (the
 // column reads, lanes V rows apart, would meet few banks), loaded element by element; lanes take
-// one output row's vectors. 4-byte elements with an odd `cols` take rows_xored instead (v18b).
+// one output row's vectors. 4-byte elements with an odd staging pitch (`ld_in`) take rows_xored
+// instead (v18b).
 // H100, % of memcpy, against 9f6f59d in the same run (docs/kernels.md v14): f32 x 33 89.7 -> 91.8,
 // odd rows 81.5 -> 90.0, x 2 100.3 -> 99.7, x 8 98.2 -> 96.5 (and then the loads of load_staged,
 // all in flight: x 33 -> 94.9, x 8 -> 98.2, x 2 -> 100.7).
@@ -273,26 +279,26 @@ __global__ void __launch_bounds__(kThreads, kTransposeStepMinBlocks)
 // byte with 79% of the shared-memory wavefronts conflicted (ncu, 17407597 x 36 u8, H100) and
 // held u8 views at 50-57% of memcpy.
 
-// Element e of a staged run of 4-byte elements with an odd `cols`: its place in its row of 32 words
+// Element e of a staged run of 4-byte elements with an odd pitch: its place in its row of 32 words
 // XORed with the row's index mod 4. The load phase's lanes hold 4 consecutive elements (words 4
 // apart: 8 lanes per row, 4 rows per warp instruction), which the XOR sends to distinct banks; the
-// store phase's lanes read words 4 * cols apart, which for odd `cols` meet more banks than with the
-// skew. Shared-memory wavefronts per warp read, modelled for 256 threads (skew -> XOR; averages,
+// store phase's lanes read words 4 * ld_in apart, which for an odd pitch meet more banks than
+// with the skew. Shared-memory wavefronts per warp read, modelled for 256 threads (skew -> XOR; averages,
 // docs/design/gpu-tuning-notes.md section 7): x 3 2.01 -> 1.06, x 5 2.12 -> 1.12, x 17
 // 1.98 -> 1.18, x 31 8.0 -> 1.0, x 33 2.0 -> 1.41, x 47 2.31 -> 1.58; loads 1.0 either way. For
-// even `cols` the XOR is worse (x 8: 8.0, x 32: 32.0). H100 (docs/kernels.md v18b, us, two rounds):
+// an even pitch the XOR is worse (x 8: 8.0, x 32: 32.0). H100 (docs/kernels.md v18b, us, two rounds):
 // 4194304 x 31 365.8-365.9 -> 359.4-359.6 (94.5 -> 96.2% of memcpy), 2796203 x 47 412.4-412.5 ->
 // 407.4-407.7, 16777216 x 5 230.6 -> 229.7-229.8, 4194304 x 33 388.9-389.0 -> 388.3-388.4, 8388607
 // x 17 unchanged, 33554431 x 3 273.6-273.7 -> 274.0-274.1 (0.16% slower).
 __device__ __forceinline__ int rows_xored(int e) { return (e & ~31) | ((e & 31) ^ ((e >> 5) & 3)); }
 
 // Where staged element e lies: skewed by one element in 32, or rows_xored for 4-byte elements
-// with an odd `cols`.
+// with an odd pitch (`ld_in`: `cols` where rows are packed).
 template <typename T>
 struct DeinterleaveLayout {
-  bool even_cols;
+  bool even_pitch;
   __device__ __forceinline__ int index(int e) const {
-    if (sizeof(T) == 4 && !even_cols) return rows_xored(e);
+    if (sizeof(T) == 4 && !even_pitch) return rows_xored(e);
     return skewed(e);
   }
 };
@@ -358,11 +364,11 @@ __device__ __forceinline__ void load_staged(const T* __restrict__ src, T* dst, i
 }
 
 // The deinterleave's stores for one chunk: output rows c = 0..cols-1, each the segment of
-// rows_here elements at segment + c * ld_out, from staged element i * cols + c. Aligned: every
+// rows_here elements at segment + c * ld_out, from staged element i * ld_in + c. Aligned: every
 // output row is 16-byte aligned at its segment's start (no head, no spare vector: the general
 // arithmetic cost f32 views of 2 to 17 columns 2-3 points).
 template <typename T, bool Aligned>
-__device__ __forceinline__ void store_segments(const T* staging, T* segment, int64_t ld_out, int cols,
+__device__ __forceinline__ void store_segments(const T* staging, T* segment, int64_t ld_out, int cols, int ld_in,
                                                int rows_here, DeinterleaveLayout<T> layout) {
   constexpr int V = 16 / sizeof(T);
   // One more vector per row than the segment's length needs where rows are misaligned.
@@ -377,7 +383,7 @@ __device__ __forceinline__ void store_segments(const T* staging, T* segment, int
 #pragma unroll
     for (int t = 0; t < V; ++t) {
       const int i = first + t;
-      packed.e[t] = (Aligned || i >= 0) && i < rows_here ? staging[layout.index(i * cols + c)] : T{};
+      packed.e[t] = (Aligned || i >= 0) && i < rows_here ? staging[layout.index(i * ld_in + c)] : T{};
     }
     if ((Aligned || first >= 0) && first + V <= rows_here) {
       *reinterpret_cast<uint4*>(row + first) = packed.v;
@@ -393,21 +399,22 @@ template <typename T, bool AnyAlignment>
 __global__ void __launch_bounds__(kThreads)
     deinterleave_kernel(const T* __restrict__ in, T* __restrict__ out, MatrixView m, int n, bool out_aligned) {
   __shared__ __align__(16) T staging[kDeinterleaveStagingBytes / sizeof(T)];
-  const int cols = static_cast<int>(m.cols);
-  const DeinterleaveLayout<T> layout{cols % 2 == 0};
+  const int cols = static_cast<int>(m.cols), ld_in = static_cast<int>(m.ld_in);
+  const DeinterleaveLayout<T> layout{ld_in % 2 == 0};
   const int64_t chunks = ceil_div(m.rows, n);
   for (int64_t b = blockIdx.z; b < m.batch; b += gridDim.z)
     for (int64_t chunk = blockIdx.x + int64_t(blockIdx.y) * gridDim.x; chunk < chunks;
          chunk += int64_t(gridDim.x) * gridDim.y) {
       const int64_t i0 = chunk * n;
       const int rows_here = static_cast<int>(m.rows - i0 < n ? m.rows - i0 : n);
-      load_staged<T, AnyAlignment>(in + b * m.stride_in + i0 * cols, staging, rows_here * cols, layout);
+      load_staged<T, AnyAlignment>(in + b * m.stride_in + i0 * ld_in, staging, staged_span(rows_here, cols, ld_in),
+                                   layout);
       __syncthreads();
       T* segment = out + b * m.stride_out + i0;
       if (out_aligned)
-        store_segments<T, true>(staging, segment, m.ld_out, cols, rows_here, layout);
+        store_segments<T, true>(staging, segment, m.ld_out, cols, ld_in, rows_here, layout);
       else
-        store_segments<T, false>(staging, segment, m.ld_out, cols, rows_here, layout);
+        store_segments<T, false>(staging, segment, m.ld_out, cols, ld_in, rows_here, layout);
       __syncthreads();
     }
 }
@@ -423,7 +430,7 @@ __global__ void __launch_bounds__(kThreads, deinterleave_walks_min_blocks(sizeof
   // deinterleave_walk_chunk leaves room for line_pitch and the heads.
   __shared__ __align__(16) T staging[kDeinterleaveWalkBytes / sizeof(T) + V];
   __shared__ __align__(16) T transposed[kDeinterleaveWalkBytes / sizeof(T) + V];
-  const int cols = static_cast<int>(m.cols);
+  const int cols = static_cast<int>(m.cols), ld_in = static_cast<int>(m.ld_in);
   const int64_t chunks = ceil_div(m.rows, n);
   for (int64_t b = blockIdx.z; b < m.batch; b += gridDim.z)
     for (int64_t chunk = blockIdx.x + int64_t(blockIdx.y) * gridDim.x; chunk < chunks;
@@ -431,9 +438,9 @@ __global__ void __launch_bounds__(kThreads, deinterleave_walks_min_blocks(sizeof
       const int64_t i0 = chunk * n;
       const int rows_here = static_cast<int>(m.rows - i0 < n ? m.rows - i0 : n);
       const ChunkStep& step = rows_here == n ? steps.whole : steps.last;
-      const T* run = in + b * m.stride_in + i0 * cols;
+      const T* run = in + b * m.stride_in + i0 * ld_in;
       T* segment = out + b * m.stride_out + i0;
-      stage_run(run, staging, rows_here * cols);
+      stage_run(run, staging, staged_span(rows_here, cols, ld_in));
       __syncthreads();
       transpose_by_walks(staging + vector_head(run), transposed + vector_head(segment), step.walks, 1, 0);
       __syncthreads();
@@ -460,27 +467,28 @@ int chunk_length(int64_t rows, int64_t cols, int size) {
   return most_chunk_columns(rows, size);
 }
 
-// Deinterleave's staging holds the run, n * cols elements (plus one in 32 where it is skewed): half
+// Deinterleave's staging holds the rows' span, at most n * ld_in elements (plus one in 32 where it
+// is skewed; `ld_in` is `cols` where rows are packed): half
 // the buffer where that already gives output segments of 1 KiB (few columns: 67108864 x 2 f32 96.9
 // -> 98.2% of memcpy, 16777216 x 8 94.5 -> 95.2, H100), else all of it with n a multiple of a
 // 128-byte line where that many rows fit. Every size keeps the skew's room, rows_xored's views
 // too (measured so), though the XOR needs none: it keeps each element inside its own row of 32
 // words, and the run ends at least 31 words before the buffer does.
-int deinterleave_chunk(int64_t cols, int size) {
+int deinterleave_chunk(int64_t ld_in, int size) {
   const int per_vector = 16 / size;
-  const int64_t half = (kDeinterleaveStagingBytes / 2 / size) * 32 / 33 / cols;
+  const int64_t half = (kDeinterleaveStagingBytes / 2 / size) * 32 / 33 / ld_in;
   if (half * size >= 1024) return static_cast<int>(half / per_vector * per_vector);
-  const int64_t n = (kDeinterleaveStagingBytes / size) * 32 / 33 / cols;
+  const int64_t n = (kDeinterleaveStagingBytes / size) * 32 / 33 / ld_in;
   const int round = n >= kLineBytes / size ? kLineBytes / size : per_vector;
   return static_cast<int>(n / round * round);
 }
 
-// Deinterleave rows per chunk for 1- and 2-byte elements: as many as fit the walk buffers with the
-// output rows at line_pitch (cols x (n + V - 1) elements), a multiple of a 128-byte line where
-// that leaves less than an eighth unused, else of a vector.
-int deinterleave_walk_chunk(int64_t cols, int size) {
+// Deinterleave rows per chunk for 1- and 2-byte elements: as many as fit the walk buffers, the
+// staged span (n x ld_in elements at most) and the output rows at line_pitch (cols x (n + V - 1)),
+// a multiple of a 128-byte line where that leaves less than an eighth unused, else of a vector.
+int deinterleave_walk_chunk(int64_t ld_in, int size) {
   const int per_vector = 16 / size;
-  const int64_t n = kDeinterleaveWalkBytes / size / cols - (per_vector - 1);
+  const int64_t n = kDeinterleaveWalkBytes / size / ld_in - (per_vector - 1);
   const int round = n >= 8 * kLineBytes / size ? kLineBytes / size : per_vector;
   return static_cast<int>(n / round * round);
 }
@@ -528,10 +536,39 @@ bool interleave_fits(const detail::Transpose2D& p) {
          most_chunk_columns(p.rows, p.elem_size) >= 16 / p.elem_size;
 }
 
+// Whether the deinterleave may stage the span of a chunk's input rows, padding included: where the
+// padding between rows is under one 32-byte sector (the rows' own loads fetch most of those sectors
+// anyway) or at most a quarter of a row. Then a padded view reads as a packed one, with vectors.
+bool short_row_padding(const detail::Transpose2D& p) {
+  const int64_t padding = p.ld_in - p.cols;
+  return padding * p.elem_size < 32 || 4 * padding <= p.cols;
+}
+
 bool deinterleave_fits(const detail::Transpose2D& p) {
-  if (p.rows <= 0 || p.cols <= 0 || p.cols >= tile_cols_for(p.elem_size) || p.ld_in != p.cols) return false;
-  const int n = p.elem_size <= 2 ? deinterleave_walk_chunk(p.cols, p.elem_size) : deinterleave_chunk(p.cols, p.elem_size);
+  if (p.rows <= 0 || p.cols <= 0 || p.cols >= tile_cols_for(p.elem_size) || !short_row_padding(p)) return false;
+  const int n = p.elem_size <= 2 ? deinterleave_walk_chunk(p.ld_in, p.elem_size) : deinterleave_chunk(p.ld_in, p.elem_size);
   return n >= 16 / p.elem_size;
+}
+
+// Against the tile kernel (H100 sweeps of column and row counts, docs/kernels.md): the 1- and
+// 2-byte deinterleave wins while a chunk writes each output row a segment of at least 160 bytes
+// (u8 x 92, 160-byte segments: 89 against the tile's 78% of memcpy; u8 x 96, 152 bytes: 78 against
+// 46 but x 100, 144 bytes: 76 against 81; f16 x 92 / x 96: 96 / 74 against 77 / 79) or whole
+// packed matrices (77 x 64 f16 batches: 86 against 40); the 1-byte interleave while it reads
+// segments of at least 224 bytes of each input row (u8 72 rows: 75 against 64; 80 rows, 192
+// bytes: 67 against 77) or whole packed matrices. Other sizes: deinterleave_max_cols.
+bool deinterleave_preferred(const detail::Transpose2D& p) {
+  if (!deinterleave_fits(p)) return false;
+  if (p.elem_size > 2) return p.cols <= deinterleave_max_cols(p.elem_size);
+  const int64_t n = deinterleave_walk_chunk(p.ld_in, p.elem_size);
+  return (n >= p.rows && p.ld_out == p.rows) || n * p.elem_size >= 160;
+}
+
+bool interleave_preferred(const detail::Transpose2D& p) {
+  if (!interleave_fits(p)) return false;
+  if (p.elem_size > 2) return true;
+  const int64_t n = chunk_length(p.rows, p.cols, p.elem_size);
+  return (n == p.cols && p.ld_in == p.cols) || n * p.elem_size >= 224;
 }
 
 Status launch_interleave(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
@@ -559,8 +596,9 @@ Status launch_interleave(const void* in, void* out, const detail::Transpose2D& p
 }
 
 Status launch_deinterleave(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
+  const int ld_in = static_cast<int>(p.ld_in);
   if (p.elem_size <= 2) {
-    const int n = static_cast<int>(std::min<int64_t>(deinterleave_walk_chunk(p.cols, p.elem_size), p.rows));
+    const int n = static_cast<int>(std::min<int64_t>(deinterleave_walk_chunk(ld_in, p.elem_size), p.rows));
     const int cols = static_cast<int>(p.cols), last = static_cast<int>(p.rows - (ceil_div(p.rows, n) - 1) * n);
     const dim3 grid = chunk_grid(ceil_div(p.rows, n), p.batch);
     dispatch_size(p.elem_size, [&](auto size) {
@@ -569,15 +607,15 @@ Status launch_deinterleave(const void* in, void* out, const detail::Transpose2D&
         const int pitch = line_pitch(n, p.ld_out, p.elem_size);
         deinterleave_walks_kernel<T><<<grid, kThreads, 0, stream>>>(
             static_cast<const T*>(in), static_cast<T*>(out), view_of(p), n, pitch,
-            ChunkSteps{chunk_step(n, cols, p.elem_size, cols, pitch, n),
-                       chunk_step(last, cols, p.elem_size, cols, pitch, last)});
+            ChunkSteps{chunk_step(n, cols, p.elem_size, ld_in, pitch, n),
+                       chunk_step(last, cols, p.elem_size, ld_in, pitch, last)});
       }
     });
     return gpu::check_launch("deinterleave");
   }
-  const int n = deinterleave_chunk(p.cols, p.elem_size);
+  const int n = deinterleave_chunk(ld_in, p.elem_size);
   const dim3 grid = chunk_grid(ceil_div(p.rows, n), p.batch);
-  // Every chunk starts n * cols elements further, a multiple of 16 bytes since n is.
+  // Every chunk starts n * ld_in elements further, a multiple of 16 bytes since n is.
   const bool in_aligned = rows_start_on(16, in, 0, p.batch > 1 ? p.stride_in : 0, p.elem_size);
   const bool out_aligned = output_rows_start_on(16, out, p);
   dispatch_size(p.elem_size, [&](auto size) {

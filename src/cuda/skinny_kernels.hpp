@@ -3,8 +3,8 @@
 // row: a square tile would leave most of its threads idle.
 //   interleave:   few input rows (2 x N, 33 x N) and a packed output: the output of a block of
 //                 columns is one contiguous run, written with 16-byte vectors.
-//   deinterleave: few input columns (N x 2, N x 33) and a packed input: a block of rows is one
-//                 contiguous run of the input, read with 16-byte vectors.
+//   deinterleave: few input columns (N x 2, N x 33) and a packed input, or rows padded a little:
+//                 a block of rows is one contiguous run of the input, read with 16-byte vectors.
 #pragma once
 
 #include "core/problem.hpp"
@@ -15,6 +15,10 @@ namespace xpose::cuda {
 // Whether a problem is skinny enough for these kernels (and has the packed side they need).
 bool interleave_fits(const detail::Transpose2D& problem);
 bool deinterleave_fits(const detail::Transpose2D& problem);
+// Whether the production rule takes them over the tile kernel: fits, and the strided side's
+// segments per chunk are long enough (skinny_kernels.cu says where each was measured).
+bool interleave_preferred(const detail::Transpose2D& problem);
+bool deinterleave_preferred(const detail::Transpose2D& problem);
 
 Status launch_interleave(const void* in, void* out, const detail::Transpose2D& problem, gpu::Stream stream);
 Status launch_deinterleave(const void* in, void* out, const detail::Transpose2D& problem,

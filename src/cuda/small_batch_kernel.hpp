@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Production kernel for batches of small matrices (each at most half the staging buffer), packed
+// Production kernel for batches of small matrices (each at most the 16 KiB staging buffer), packed
 // on both sides: every matrix is one contiguous run of rows x cols elements in the input and in
 // the output, and so is every group of consecutive matrices. A block takes whole matrices, as
 // many as fill its staging buffer: one contiguous input run, loaded with 16-byte vectors, and one
@@ -12,8 +12,7 @@
 
 namespace xpose::cuda {
 
-// Whether the problem is a packed batch of at least two matrices of at most half the staging
-// buffer each.
+// Whether the problem is a packed batch of at least two matrices that each fit the staging buffer.
 bool small_batch_fits(const detail::Transpose2D& problem);
 
 Status launch_small_batch(const void* in, void* out, const detail::Transpose2D& problem, gpu::Stream stream);

@@ -75,27 +75,41 @@ TEST_F(TransposeCuda, AutoHandlesEveryDType) {
   }
 }
 
-// The production rule's choice for few columns (tuning.hpp: deinterleave_max_cols).
-TEST_F(TransposeCuda, AutoTakesDeinterleaveOnlyForFewColumns) {
-  const auto chosen = [](int64_t rows, int64_t cols, DType type) {
+// The production rule's choice for few columns and few rows (skinny_kernels.cu:
+// deinterleave_preferred, interleave_preferred; tuning.hpp: deinterleave_max_cols).
+TEST_F(TransposeCuda, AutoTakesSkinnyKernelsOnlyWhereTheyWin) {
+  const auto chosen = [](const Matrix& matrix, DType type) {
     xpose::Plan plan;
-    EXPECT_EQ(xpose::Plan::create(plan, Matrix{rows, cols}, type, Device::cuda), Status::ok)
-        << xpose::last_error_message();
+    EXPECT_EQ(xpose::Plan::create(plan, matrix, type, Device::cuda), Status::ok) << xpose::last_error_message();
     return std::string(plan.kernel_name());
   };
-  EXPECT_EQ(chosen(4096, 33, DType::f32), "deinterleave");
-  EXPECT_EQ(chosen(4096, 48, DType::f32), "deinterleave");
-  EXPECT_EQ(chosen(4096, 49, DType::f32), "tile");
-  EXPECT_EQ(chosen(4096, 63, DType::f32), "tile");
-  EXPECT_EQ(chosen(4096, 64, DType::u8), "deinterleave");
-  EXPECT_EQ(chosen(4096, 65, DType::u8), "tile");
-  EXPECT_EQ(chosen(4096, 60, DType::f16), "deinterleave");
-  EXPECT_EQ(chosen(4096, 61, DType::f16), "tile");
-  EXPECT_EQ(chosen(4096, 63, DType::f64), "deinterleave");  // 8- and 16-byte elements: the old tile width
-  EXPECT_EQ(chosen(4096, 64, DType::f64), "tile");
+  EXPECT_EQ(chosen({4096, 33}, DType::f32), "deinterleave");
+  EXPECT_EQ(chosen({4096, 48}, DType::f32), "deinterleave");
+  EXPECT_EQ(chosen({4096, 49}, DType::f32), "tile");
+  EXPECT_EQ(chosen({4096, 63}, DType::f32), "tile");
+  EXPECT_EQ(chosen({4096, 63}, DType::f64), "deinterleave");  // 8- and 16-byte elements: the old tile width
+  EXPECT_EQ(chosen({4096, 64}, DType::f64), "tile");
+  // 1- and 2-byte elements: output segments of at least 160 bytes per chunk (160 at 93 columns of
+  // u8 and 94 of f16, 144 one column more), or whole matrices with packed output rows.
+  EXPECT_EQ(chosen({4096, 93}, DType::u8), "deinterleave");
+  EXPECT_EQ(chosen({4096, 94}, DType::u8), "tile");
+  EXPECT_EQ(chosen({4096, 94}, DType::f16), "deinterleave");
+  EXPECT_EQ(chosen({4096, 95}, DType::f16), "tile");
+  EXPECT_EQ(chosen({64, 100, 0, 0, 50}, DType::f16), "deinterleave");   // 72-row chunks hold a matrix
+  EXPECT_EQ(chosen({77, 100, 0, 0, 50}, DType::f16), "tile");           // they do not
+  EXPECT_EQ(chosen({64, 100, 0, 70, 50}, DType::f16), "tile");          // padded output rows
+  // Padded input rows: by under 32 bytes or at most a quarter of a row.
+  EXPECT_EQ(chosen({4096, 13, 14, 0}, DType::f16), "deinterleave");
+  EXPECT_EQ(chosen({4096, 13, 29, 0}, DType::f16), "tile");
+  EXPECT_EQ(chosen({4096, 40, 50, 0}, DType::f32), "deinterleave");
+  EXPECT_EQ(chosen({4096, 40, 51, 0}, DType::f32), "tile");
+  // The 1-byte interleave: input segments of at least 224 bytes per chunk (72 rows: 224; 80: 192).
+  EXPECT_EQ(chosen({72, 100000}, DType::u8), "interleave");
+  EXPECT_EQ(chosen({80, 100000}, DType::u8), "tile");
+  EXPECT_EQ(chosen({63, 100000}, DType::f16), "interleave");
 }
 
-// Packed batches of matrices of at most 8 KiB take whole matrices per block; larger matrices, one
+// Packed batches of matrices of at most 16 KiB take whole matrices per block; larger matrices, one
 // matrix, and padded batches do not.
 TEST_F(TransposeCuda, AutoTakesSmallBatchForPackedBatchesOfSmallMatrices) {
   const auto chosen = [](const Matrix& matrix, DType type) {
@@ -104,8 +118,9 @@ TEST_F(TransposeCuda, AutoTakesSmallBatchForPackedBatchesOfSmallMatrices) {
     return std::string(plan.kernel_name());
   };
   EXPECT_EQ(chosen({21, 3, 0, 0, 1000}, DType::u8), "small_batch");
-  EXPECT_EQ(chosen({64, 32, 0, 0, 1000}, DType::f32), "small_batch");   // 8 KiB
-  EXPECT_NE(chosen({64, 33, 0, 0, 1000}, DType::f32), "small_batch");   // over 8 KiB
+  EXPECT_EQ(chosen({64, 64, 0, 0, 1000}, DType::f32), "small_batch");   // 16 KiB
+  EXPECT_NE(chosen({64, 65, 0, 0, 1000}, DType::f32), "small_batch");   // over 16 KiB
+  EXPECT_EQ(chosen({127, 129, 0, 0, 1000}, DType::u8), "small_batch");  // one matrix per block
   EXPECT_NE(chosen({21, 3}, DType::u8), "small_batch");                 // one matrix
   EXPECT_NE(chosen({21, 3, 5, 0, 1000}, DType::u8), "small_batch");     // padded input rows
   EXPECT_EQ(chosen({1, 7, 0, 0, 1000}, DType::f16), "contiguous_copy");

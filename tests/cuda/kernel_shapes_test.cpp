@@ -168,16 +168,16 @@ TEST_P(TransposeCudaKernel, BatchesMatchReference) {
               {2, 3, 0, 0, 1000}});
 }
 
-// Packed batches of small matrices (the small_batch kernel: whole matrices per block, up to 8 KiB
-// each, chunks of several matrices that start on or off 16-byte vectors, a partial last chunk,
-// transpose-step walks along rows and down columns), and of one-row and one-column matrices (one
-// contiguous copy).
+// Packed batches of small matrices (the small_batch kernel: whole matrices per block, up to 16 KiB
+// each; chunks of several matrices, or of one that fills most of the buffer, that start on or off
+// 16-byte vectors, a partial last chunk, transpose-step walks along rows and down columns), and
+// of one-row and one-column matrices (one contiguous copy).
 TEST_P(TransposeCudaKernel, BatchesOfSmallMatricesMatchReference) {
   expect_all({{2, 3, 0, 0, 1001}, {3, 2, 0, 0, 777}, {21, 3, 0, 0, 5001}, {3, 21, 0, 0, 4999}, {16, 16, 0, 0, 999},
               {17, 31, 0, 0, 333}, {64, 64, 0, 0, 7}, {127, 16, 0, 0, 9}, {5, 128, 0, 0, 65}, {1, 7, 0, 0, 1001},
               {9, 1, 0, 0, 777}, {2, 2, 0, 0, 2}, {32, 32, 0, 0, 37}, {41, 182, 0, 0, 5}, {182, 41, 0, 0, 5},
               {14, 24, 0, 0, 333}, {128, 64, 0, 0, 3}, {17, 63, 0, 0, 31}, {2, 584, 0, 0, 29}, {5, 3, 0, 0, 1111},
-              {12, 3, 0, 0, 555}});
+              {12, 3, 0, 0, 555}, {95, 105, 0, 0, 13}, {127, 129, 0, 0, 5}, {90, 91, 0, 0, 7}, {128, 128, 0, 0, 3}});
 }
 
 // Batches of few-row matrices whose output runs start off 16-byte vectors (rows x cols x size not a
@@ -196,6 +196,17 @@ TEST_P(TransposeCudaKernel, FewColumnsChunksMatchReference) {
   expect_all({{1239, 63, 0, 0, 5}, {593, 52, 0, 0, 3, 593 * 52 + 5, 52 * 593 + 3}, {20011, 36}, {4099, 2, 0, 4103},
               {7635, 2, 0, 0, 3}, {100, 13, 0, 0, 9, 100 * 13 + 1, 13 * 100 + 7}, {8191, 32, 0, 8197}, {5000, 16},
               {257, 5, 0, 0, 31}});
+}
+
+// Few-column matrices whose input rows are padded (ld_in > cols): the deinterleave stages each
+// chunk's span, padding included, where the padding is under 32 bytes or a quarter of a row, and
+// reads it at the row pitch; whole chunks and a shorter last one, odd pitches (rows off 16 bytes),
+// padded output rows, batches with padded strides. The last, padded by more than both, is not the
+// deinterleave's.
+TEST_P(TransposeCudaKernel, FewColumnsPaddedRowsMatchReference) {
+  expect_all({{20011, 13, 14, 0}, {4099, 17, 19, 0}, {1000, 33, 41, 1003}, {997, 5, 6, 0, 3}, {5001, 100, 103, 0},
+              {3001, 2, 3, 3005}, {100, 13, 15, 0, 9, 100 * 15 + 1, 13 * 100 + 7}, {8191, 32, 40, 8197},
+              {257, 60, 75, 0, 5}, {4099, 13, 60, 0}});
 }
 
 // Few-row matrices against the interleave's chunks: whole matrices that just fill its staging
