@@ -95,9 +95,11 @@ TEST_F(TransposeCuda, AutoTakesSkinnyKernelsOnlyWhereTheyWin) {
   EXPECT_EQ(chosen({4096, 94}, DType::u8), "tile");
   EXPECT_EQ(chosen({4096, 94}, DType::f16), "deinterleave");
   EXPECT_EQ(chosen({4096, 95}, DType::f16), "tile");
-  EXPECT_EQ(chosen({64, 100, 0, 0, 50}, DType::f16), "deinterleave");   // 72-row chunks hold a matrix
-  EXPECT_EQ(chosen({77, 100, 0, 0, 50}, DType::f16), "tile");           // they do not
-  EXPECT_EQ(chosen({64, 100, 0, 70, 50}, DType::f16), "tile");          // padded output rows
+  // Batches padded apart (packed ones are small_batch's): 72-row chunks hold a 64-row matrix,
+  // not a 77-row one; padded output rows are not one run.
+  EXPECT_EQ(chosen({64, 100, 0, 0, 50, 64 * 100 + 8, 0}, DType::f16), "deinterleave");
+  EXPECT_EQ(chosen({77, 100, 0, 0, 50, 77 * 100 + 8, 0}, DType::f16), "tile");
+  EXPECT_EQ(chosen({64, 100, 0, 70, 50, 64 * 100 + 8, 0}, DType::f16), "tile");
   // Padded input rows: by under 32 bytes or at most a quarter of a row.
   EXPECT_EQ(chosen({4096, 13, 14, 0}, DType::f16), "deinterleave");
   EXPECT_EQ(chosen({4096, 13, 29, 0}, DType::f16), "tile");
