@@ -304,10 +304,14 @@ struct DeinterleaveLayout {
 };
 
 // The run of `count` elements into the staging as the layout places them, element e at
-// layout.index(e): 16-byte vectors of the aligned grid that lie inside the run are loaded whole,
-// several in flight per thread, whatever the run's alignment, and staged element by element; the
-// partial ones at its ends element by element (never outside the run). Element loads for runs off
-// 16 bytes held 1345 x 7 f16 batches at 32% of memcpy on an H100.
+// layout.index(head + e), head = vector_head(src) (0 where runs start on 16 bytes): 16-byte vectors
+// of the aligned grid that lie inside the run are loaded whole, several in flight per thread,
+// whatever the run's alignment, and staged element by element at the places of the aligned
+// loop; the partial ones at its ends element by element (never outside the run). Element loads
+// for runs off 16 bytes held 1345 x 7 f16 batches at 32% of memcpy on an H100; staging at
+// layout.index(e) instead of head + e (a vector's elements then fall anywhere in the layout's
+// rows of 32) took 90 registers against the aligned loop's 63, and batches whose runs start off
+// 16 bytes ran at 71-82% against 99-105% one row longer (3225 x 3 f32, 7635 x 2 f32, 499 x 5 f64).
 template <typename T, bool AnyAlignment>
 __device__ __forceinline__ void load_staged(const T* __restrict__ src, T* dst, int count,
                                             DeinterleaveLayout<T> layout) {
@@ -317,59 +321,43 @@ __device__ __forceinline__ void load_staged(const T* __restrict__ src, T* dst, i
   // 16777216 x 8 96.7 -> 98.2, f64 x 33 90.1 -> 91.9, H100); 16-byte elements keep 4 (c128 x 31
   // 93.4 -> 92.2 with 8).
   constexpr int kBatch = sizeof(T) < 16 ? 8 : 4;
-  if constexpr (!AnyAlignment) {
-    // Runs known to start on 16 bytes keep their own loop: the general one below took deinterleave
-    // f32 from 64 to 80 registers even with a head of 0.
-    const int vectors = count / V;
-    for (int base = 0; base < vectors; base += kBatch * blockDim.x) {
-      VectorOf<T> loaded[kBatch];
-#pragma unroll
-      for (int k = 0; k < kBatch; ++k) {
-        const int v = base + k * blockDim.x + threadIdx.x;
-        if (v < vectors) loaded[k].v = load_input_vector(reinterpret_cast<const uint4*>(src) + v);
-      }
-#pragma unroll
-      for (int k = 0; k < kBatch; ++k) {
-        const int v = base + k * blockDim.x + threadIdx.x;
-        if (v >= vectors) continue;
-#pragma unroll
-        for (int t = 0; t < V; ++t) dst[layout.index(v * V + t)] = loaded[k].e[t];
-      }
-    }
-    for (int e = vectors * V + threadIdx.x; e < count; e += blockDim.x) dst[layout.index(e)] = src[e];
-    return;
-  }
-  const int head = vector_head(src);
-  const int slots = (count + head + V - 1) / V;  // vectors of the aligned grid the run touches
-  for (int base = 0; base < slots; base += kBatch * blockDim.x) {
+  // The whole vectors, then the elements before the first (head > 0) and after the last, one per
+  // thread. Runs known to start on 16 bytes (not AnyAlignment) fold the head's arithmetic away.
+  // `lead`: the elements before the first whole vector.
+  const int head = AnyAlignment ? vector_head(src) : 0;
+  const int lead = AnyAlignment ? min((V - head) % V, count) : 0;
+  const int wholes = (count - lead) / V, tail = lead + wholes * V;
+  const int whole_offset = head + lead;  // the first whole vector's place in the staging: 0 or V
+  const uint4* whole = reinterpret_cast<const uint4*>(src + lead);
+  for (int base = 0; base < wholes; base += kBatch * blockDim.x) {
     VectorOf<T> loaded[kBatch];
 #pragma unroll
     for (int k = 0; k < kBatch; ++k) {
-      const int first = (base + k * blockDim.x + threadIdx.x) * V - head;
-      if (first >= 0 && first + V <= count) loaded[k].v = load_input_vector(src + first);
+      const int w = base + k * blockDim.x + threadIdx.x;
+      if (w < wholes) loaded[k].v = load_input_vector(whole + w);
     }
 #pragma unroll
     for (int k = 0; k < kBatch; ++k) {
-      const int v = base + k * blockDim.x + threadIdx.x, first = v * V - head;
-      if (v >= slots) continue;
-      if (first >= 0 && first + V <= count) {
+      const int w = base + k * blockDim.x + threadIdx.x;
+      if (w >= wholes) continue;
 #pragma unroll
-        for (int t = 0; t < V; ++t) dst[layout.index(first + t)] = loaded[k].e[t];
-      } else {
-        for (int t = 0; t < V; ++t)
-          if (first + t >= 0 && first + t < count) dst[layout.index(first + t)] = src[first + t];
-      }
+      for (int t = 0; t < V; ++t) dst[layout.index(whole_offset + w * V + t)] = loaded[k].e[t];
     }
+  }
+  for (int k = threadIdx.x; k < lead + count - tail; k += blockDim.x) {
+    const int e = k < lead ? k : tail + (k - lead);
+    dst[layout.index(head + e)] = src[e];
   }
 }
 
 // The deinterleave's stores for one chunk: output rows c = 0..cols-1, each the segment of
-// rows_here elements at segment + c * ld_out, from staged element i * ld_in + c. Aligned: every
+// rows_here elements at segment + c * ld_out, from staged element head + i * ld_in + c (head: the
+// run's place in its first vector, load_staged). Aligned: every
 // output row is 16-byte aligned at its segment's start (no head, no spare vector: the general
 // arithmetic cost f32 views of 2 to 17 columns 2-3 points).
 template <typename T, bool Aligned>
-__device__ __forceinline__ void store_segments(const T* staging, T* segment, int64_t ld_out, int cols, int ld_in,
-                                               int rows_here, DeinterleaveLayout<T> layout) {
+__device__ __forceinline__ void store_segments(const T* staging, int head_in, T* segment, int64_t ld_out, int cols,
+                                               int ld_in, int rows_here, DeinterleaveLayout<T> layout) {
   constexpr int V = 16 / sizeof(T);
   // One more vector per row than the segment's length needs where rows are misaligned.
   const int vectors_per_row = rows_here / V + (rows_here % V != 0) + !Aligned;
@@ -383,7 +371,7 @@ __device__ __forceinline__ void store_segments(const T* staging, T* segment, int
 #pragma unroll
     for (int t = 0; t < V; ++t) {
       const int i = first + t;
-      packed.e[t] = (Aligned || i >= 0) && i < rows_here ? staging[layout.index(i * ld_in + c)] : T{};
+      packed.e[t] = (Aligned || i >= 0) && i < rows_here ? staging[layout.index(head_in + i * ld_in + c)] : T{};
     }
     if ((Aligned || first >= 0) && first + V <= rows_here) {
       *reinterpret_cast<uint4*>(row + first) = packed.v;
@@ -398,7 +386,9 @@ __device__ __forceinline__ void store_segments(const T* staging, T* segment, int
 template <typename T, bool AnyAlignment>
 __global__ void __launch_bounds__(kThreads)
     deinterleave_kernel(const T* __restrict__ in, T* __restrict__ out, MatrixView m, int n, bool out_aligned) {
-  __shared__ __align__(16) T staging[kDeinterleaveStagingBytes / sizeof(T)];
+  // deinterleave_chunk leaves room for the skew; the run's head (AnyAlignment) takes up to a
+  // vector more, which the skew may move one element further.
+  __shared__ __align__(16) T staging[kDeinterleaveStagingBytes / sizeof(T) + (AnyAlignment ? 16 / sizeof(T) + 1 : 0)];
   const int cols = static_cast<int>(m.cols), ld_in = static_cast<int>(m.ld_in);
   const DeinterleaveLayout<T> layout{ld_in % 2 == 0};
   const int64_t chunks = ceil_div(m.rows, n);
@@ -407,14 +397,15 @@ __global__ void __launch_bounds__(kThreads)
          chunk += int64_t(gridDim.x) * gridDim.y) {
       const int64_t i0 = chunk * n;
       const int rows_here = static_cast<int>(m.rows - i0 < n ? m.rows - i0 : n);
-      load_staged<T, AnyAlignment>(in + b * m.stride_in + i0 * ld_in, staging, staged_span(rows_here, cols, ld_in),
-                                   layout);
+      const T* run = in + b * m.stride_in + i0 * ld_in;
+      const int head = AnyAlignment ? vector_head(run) : 0;
+      load_staged<T, AnyAlignment>(run, staging, staged_span(rows_here, cols, ld_in), layout);
       __syncthreads();
       T* segment = out + b * m.stride_out + i0;
       if (out_aligned)
-        store_segments<T, true>(staging, segment, m.ld_out, cols, ld_in, rows_here, layout);
+        store_segments<T, true>(staging, head, segment, m.ld_out, cols, ld_in, rows_here, layout);
       else
-        store_segments<T, false>(staging, segment, m.ld_out, cols, ld_in, rows_here, layout);
+        store_segments<T, false>(staging, head, segment, m.ld_out, cols, ld_in, rows_here, layout);
       __syncthreads();
     }
 }
@@ -546,7 +537,8 @@ bool short_row_padding(const detail::Transpose2D& p) {
 
 bool deinterleave_fits(const detail::Transpose2D& p) {
   if (p.rows <= 0 || p.cols <= 0 || p.cols >= tile_cols_for(p.elem_size) || !short_row_padding(p)) return false;
-  const int n = p.elem_size <= 2 ? deinterleave_walk_chunk(p.ld_in, p.elem_size) : deinterleave_chunk(p.ld_in, p.elem_size);
+  const int n =
+      p.elem_size <= 2 ? deinterleave_walk_chunk(p.ld_in, p.elem_size) : deinterleave_chunk(p.ld_in, p.elem_size);
   return n >= 16 / p.elem_size;
 }
 
