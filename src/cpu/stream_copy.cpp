@@ -17,12 +17,7 @@ namespace {
 // Each thread gets at least this much (as parallel_memcpy: the same split for both ceilings).
 constexpr int64_t kMinBytesPerThread = int64_t{2} << 20;
 
-}  // namespace
-
-void stream_copy(void* to, const void* from, int64_t bytes) {
-  auto* dst = static_cast<unsigned char*>(to);
-  const auto* src = static_cast<const unsigned char*>(from);
-  if (bytes <= 0) return;  // empty buffers may be null, which memcpy does not accept even for 0 bytes
+void stream_copy(unsigned char* dst, const unsigned char* src, int64_t bytes) {
 #if defined(XPOSE_HAVE_SSE2_STREAMS)
   // Ordinary stores up to the first 16-byte boundary of dst and after the last whole 64 bytes.
   const int64_t head = std::min<int64_t>(bytes, -reinterpret_cast<uintptr_t>(dst) & 15);
@@ -38,6 +33,8 @@ void stream_copy(void* to, const void* from, int64_t bytes) {
   std::memcpy(dst, src, static_cast<std::size_t>(bytes));
 #endif
 }
+
+}  // namespace
 
 void parallel_stream_copy(void* dst, const void* src, int64_t bytes, int threads) {
   if (bytes <= 0) return;

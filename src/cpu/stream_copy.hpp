@@ -13,8 +13,4 @@ namespace xpose::detail {
 // of dst; SSE2 streaming stores on x86-64, memcpy elsewhere. Any alignment; fenced on return.
 void parallel_stream_copy(void* dst, const void* src, int64_t bytes, int threads);
 
-// The same on the calling thread: ordinary stores up to dst's first 16-byte boundary and after
-// its last whole 64 bytes, streaming stores between. Fenced on return.
-void stream_copy(void* dst, const void* src, int64_t bytes);
-
 }  // namespace xpose::detail

@@ -6,7 +6,6 @@
 #include <cstring>
 
 #include "cpu/cpu_caches.hpp"
-#include "cpu/stream_copy.hpp"
 #include "cpu/tile_region.hpp"
 #include "cpu/transpose_scalar.hpp"
 #include "cpu/thread_pool.hpp"
@@ -96,32 +95,6 @@ void transpose_scalar_of_size(const TileRegion& r, int elem_size) {
   }
 }
 
-// A region of one matrix of `rows` rows with the vector tiles of `isa`: whole tiles by the tile
-// loop (its stores, strip joins and prefetch), what is left at the bottom and the right by partial
-// tiles. Strips start on whole tiles, so a strip below with rows has a whole tile to join.
-void transpose_region(const TileRegion& r, int64_t rows, int elem_size, CpuIsa isa, TileStores stores,
-                      int prefetch, int wide, int64_t edge) {
-  const int64_t rows_end = r.row_begin + (r.row_end - r.row_begin) / edge * edge;
-  const int64_t cols_end = r.col_begin + (r.col_end - r.col_begin) / edge * edge;
-  TileRegion tiles = r, bottom = r, right = r;
-  tiles.row_end = right.row_end = rows_end;
-  tiles.col_end = cols_end;
-  bottom.row_begin = rows_end;
-  right.col_begin = cols_end;
-  StripJoins joins;
-  joins.head_written_above = tiles.row_begin > 0;
-  joins.complete_below = tiles.row_end == r.row_end && tiles.row_end < rows / edge * edge;
-  if (isa == CpuIsa::avx512) {
-    if (!tiles.empty()) transpose_tiles_avx512(tiles, elem_size, stores, joins, prefetch);
-    if (!right.empty()) transpose_edges_avx512(right, elem_size);
-    if (!bottom.empty()) transpose_edges_avx512(bottom, elem_size);
-  } else {
-    if (!tiles.empty()) transpose_tiles_avx2(tiles, elem_size, stores, joins, prefetch, wide);
-    if (!right.empty()) transpose_edges_avx2(right, elem_size);
-    if (!bottom.empty()) transpose_edges_avx2(bottom, elem_size);
-  }
-}
-
 // The problem cut into units: batch x strips of rows x panels of columns. Strips and panels are
 // whole tiles except the last ones; units are numbered matrix by matrix, strip by strip.
 struct WorkSplit {
@@ -150,43 +123,31 @@ struct WorkSplit {
                  panel * panel_cols,
                  std::min(p.cols, (panel + 1) * panel_cols)};
     if (isa == CpuIsa::portable) return transpose_scalar_of_size(r, p.elem_size);
-    transpose_region(r, p.rows, p.elem_size, isa, stores, prefetch_tiles, wide, edge);
+    // Whole tiles with the streaming loop; what is left at the bottom and the right with partial
+    // tiles.
+    const int64_t rows_end = r.row_begin + (r.row_end - r.row_begin) / edge * edge;
+    const int64_t cols_end = r.col_begin + (r.col_end - r.col_begin) / edge * edge;
+    TileRegion tiles = r, bottom = r, right = r;
+    tiles.row_end = right.row_end = rows_end;
+    tiles.col_end = cols_end;
+    bottom.row_begin = rows_end;
+    right.col_begin = cols_end;
+    // Strips start on whole tiles, so a strip below with rows has a whole tile to join.
+    StripJoins joins;
+    joins.head_written_above = tiles.row_begin > 0;
+    joins.complete_below = tiles.row_end == r.row_end && tiles.row_end < p.rows / edge * edge;
+    if (isa == CpuIsa::avx512) {
+      if (!tiles.empty()) transpose_tiles_avx512(tiles, p.elem_size, stores, joins, prefetch_tiles);
+      if (!right.empty()) transpose_edges_avx512(right, p.elem_size);
+      if (!bottom.empty()) transpose_edges_avx512(bottom, p.elem_size);
+    } else {
+      if (!tiles.empty())
+        transpose_tiles_avx2(tiles, p.elem_size, stores, joins, prefetch_tiles, wide);
+      if (!right.empty()) transpose_edges_avx2(right, p.elem_size);
+      if (!bottom.empty()) transpose_edges_avx2(bottom, p.elem_size);
+    }
   }
 };
-
-// Batches of small matrices, packed on both sides, whose output is streamed: each thread
-// transposes groups of whole matrices into a buffer in L1 with ordinary stores and streams the
-// group's output, one contiguous run, as whole lines. Streamed tile by tile instead, every matrix
-// whose rows are not whole tiles ends in partial lines written with ordinary stores between
-// streamed ones (read for ownership, and the streamed neighbours' write-combining broken): 21 x 32
-// f32 batches ran at 31-52% of memcpy on a 2-thread Cascade Lake, 60% with no streaming at all.
-constexpr int64_t kSmallBatchBufferBytes = 16384;
-
-void transpose_small_batch(const unsigned char* in, unsigned char* out, const Transpose2D& p, CpuIsa isa,
-                           int threads) {
-  const int64_t e = p.elem_size, matrix = p.rows * p.cols * e;
-  // Matrices per group: as many as fill the buffer, rounded down so that a group is a whole number
-  // of 64-byte lines where that leaves at least one matrix (groups then start on lines).
-  const int64_t fit = kSmallBatchBufferBytes / matrix;
-  int64_t step = 1;
-  while (step * matrix % 64 != 0 && step * 2 <= fit) step *= 2;
-  const int64_t group = step * matrix % 64 == 0 ? fit / step * step : fit;
-  const int64_t groups = (p.batch + group - 1) / group;
-  const TileTuning tuning = tile_tuning(p.elem_size, isa);
-  const int64_t edge = tile_edge(p.elem_size);
-  const int prefetch = prefetch_tiles(p.elem_size, tuning.wide, isa);
-  parallel_for(threads, [&](int t, int count) {
-    alignas(64) unsigned char buffer[kSmallBatchBufferBytes];
-    for (int64_t g = groups * t / count; g < groups * (t + 1) / count; ++g) {
-      const int64_t first = g * group, matrices = std::min(group, p.batch - first);
-      for (int64_t k = 0; k < matrices; ++k) {
-        const TileRegion r{in + (first + k) * matrix, buffer + k * matrix, p.cols * e, p.rows * e, 0, p.rows, 0, p.cols};
-        transpose_region(r, p.rows, p.elem_size, isa, TileStores::plain, prefetch, tuning.wide, edge);
-      }
-      stream_copy(out + first * matrix, buffer, matrices * matrix);
-    }
-  });
-}
 
 TileStores choose_stores(const void* out, const Transpose2D& p, int64_t stream_from) {
   if (p.bytes() < stream_from) return TileStores::plain;
@@ -236,15 +197,10 @@ void transpose_blocked(const void* in, void* out, const Transpose2D& p, int thre
     });
     return;
   }
-  const int64_t stream_from =
-      options.stream_from_bytes >= 0 ? options.stream_from_bytes : stream_from_bytes();
-  if (vector && packed_both_sides && p.batch >= 2 && matrix_elements * p.elem_size <= kSmallBatchBufferBytes / 2 &&
-      choose_stores(out, p, stream_from) != TileStores::plain) {
-    transpose_small_batch(static_cast<const unsigned char*>(in), static_cast<unsigned char*>(out), p, isa, n);
-    return;
-  }
   const TileTuning tuning = tile_tuning(p.elem_size, isa);
   const int64_t edge = vector ? tile_edge(p.elem_size) : 1;
+  const int64_t stream_from =
+      options.stream_from_bytes >= 0 ? options.stream_from_bytes : stream_from_bytes();
   WorkSplit split{p,
                   static_cast<const unsigned char*>(in),
                   static_cast<unsigned char*>(out),

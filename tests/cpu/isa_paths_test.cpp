@@ -131,10 +131,9 @@ TEST_P(CpuIsaPath, TinyMatrixBatchesMatchReference) {
   expect_transposes(GetParam(), matrices, {1, 3});
 }
 
-// Batches of matrices of 128 bytes to 8 KiB, packed on both sides: with streaming stores, groups
-// of whole matrices transposed into a buffer and streamed as one run (transpose_small_batch);
-// groups that are whole lines and groups that are not, a partial last group, matrices of whole
-// tiles and of partial ones, one to three threads.
+// Batches of matrices of 128 bytes to 8 KiB, packed on both sides (a region per matrix): matrices
+// of whole tiles and of partial ones, thin ones, odd batches, one to three threads, streamed and
+// not (the path's parameter).
 TEST_P(CpuIsaPath, SmallMatrixBatchesMatchReference) {
   expect_transposes(GetParam(),
                     {{21, 32, 0, 0, 37}, {17, 29, 0, 0, 9}, {5, 100, 0, 0, 17}, {100, 5, 0, 0, 17}, {16, 16, 0, 0, 70},
