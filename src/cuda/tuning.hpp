@@ -197,18 +197,17 @@ template <> struct ElementTileTuning<ElementShape::fine> {
   static constexpr BandwidthPerSm kFasterOn = BandwidthPerSm::moderate;  // measured on an H100
 };
 
-// The production rule takes `deinterleave` up to this many columns and the tile kernel above
-// (deinterleave_fits alone allows fewer columns than the aligned large tile's width): where each
-// measured faster on an H100 in sweeps of column counts (f32 deinterleave 90.5% of memcpy against
-// the tile's 85.5 at 48 columns, 77.5 against 90.7 at 56). 8- and 16-byte elements keep the width
-// of the aligned tile less one (f64 60 columns: 93 against 83).
+// The production rule takes the 4- to 16-byte `deinterleave` up to this many columns and the tile
+// kernel above (deinterleave_fits alone allows fewer columns than the aligned large tile's width):
+// where each measured faster on an H100 in sweeps of column counts (f32 deinterleave 90.5% of
+// memcpy against the tile's 85.5 at 48 columns, 77.5 against 90.7 at 56). 8- and 16-byte elements
+// keep the width of the aligned tile less one (f64 60 columns: 93 against 83). 1- and 2-byte
+// elements are ruled by their output segments instead (deinterleave_preferred, skinny_kernels.cu).
 constexpr int deinterleave_max_cols(int size) {
   switch (size) {
-    case 1: return 64;
-    case 2: return 60;
     case 4: return 48;
     case 8: return 63;
-    default: return 31;
+    default: return 31;  // 16 bytes
   }
 }
 
