@@ -133,6 +133,22 @@ class XPOSE_API Plan {
   static Status create_permute(Plan& plan, const Permutation& permutation, DType type,
                                Device device = Device::cpu, const PlanOptions& options = {});
 
+  // An in-place transpose: `matrix.batch` packed row-major rows x cols matrices, matrix b at
+  // b * rows * cols elements, become their packed cols x rows transposes in the same memory. Only
+  // packed views: ld_in, ld_out, stride_in and stride_out must be 0 (or their packed values).
+  // options.kernel must be "auto". Square matrices swap tiles across the diagonal; any other
+  // shape runs a sequence of row and column permutations (docs/inplace.md) that needs
+  // scratch_bytes() of temporary memory per execute. On failure `plan` is left unchanged.
+  static Status create_inplace(Plan& plan, const Matrix& matrix, DType type, Device device = Device::cpu,
+                               const PlanOptions& options = {});
+
+  // Runs an in-place plan on `data`. The scratch is taken for the call: on the GPU from CUDA's
+  // stream-ordered pool (cudaMallocAsync on `stream`, no host synchronisation), on the CPU from
+  // the heap; out_of_memory, with `data` untouched, if it cannot be had. Several calls of one
+  // plan may run at once on different data. Not for the other plans (and execute() is not for
+  // this one).
+  Status execute_inplace(void* data, void* stream = nullptr) const;
+
   // out = in^T for every matrix of the batch; for a permute plan, out = in permuted. Never
   // allocates; safe to call from several threads at once (on different outputs). `stream` is a
   // cudaStream_t for Device::cuda (nullptr: the default stream) and is ignored on the CPU. On the
@@ -148,6 +164,10 @@ class XPOSE_API Plan {
   bool is_permute() const;
   // The permutation with its packed strides filled in (empty for a transpose plan).
   const Permutation& permutation() const;
+  // Whether the plan transposes in place (create_inplace), and the bytes of scratch that each of
+  // its executes takes (0 for square matrices and for the other plans).
+  bool is_inplace() const;
+  std::size_t scratch_bytes() const;
   DType dtype() const;
   Device device() const;
 
@@ -169,6 +189,13 @@ XPOSE_API std::size_t plan_cache_size();
 // A plan plus execute: out = in^T for every matrix of the batch.
 XPOSE_API Status transpose(const void* in, void* out, const Matrix& matrix, DType type,
                            Device device = Device::cpu, void* stream = nullptr);
+
+// A plan plus execute_inplace: `data`, `batch` packed rows x cols matrices, becomes their packed
+// cols x rows transposes (Plan::create_inplace). These plans are not cached.
+XPOSE_API Status transpose_inplace(void* data, int64_t rows, int64_t cols, DType type,
+                                   Device device = Device::cpu, void* stream = nullptr);
+XPOSE_API Status transpose_inplace(void* data, const Matrix& matrix, DType type,
+                                   Device device = Device::cpu, void* stream = nullptr);
 
 // A plan plus execute: out = in permuted, for packed tensors and for strided views.
 XPOSE_API Status permute(const void* in, void* out, const std::vector<int64_t>& dims,

@@ -2,6 +2,7 @@
 // The CUDA side of the registry for builds without the CUDA backend (XPOSE_WITH_CUDA=OFF, or no
 // nvcc at configure time): no kernels, and an error that says the backend was not built.
 #include "core/error.hpp"
+#include "core/inplace.hpp"
 #include "core/kernel_registry.hpp"
 
 namespace xpose {
@@ -26,6 +27,9 @@ Status cuda_check_available() {
 Status cuda_check_pointers(const void*, const void*, void*) { return cuda_check_available(); }
 
 int cuda_current_device() { return 0; }
+
+Status cuda_transpose_inplace(void*, const InplaceProblem&, void*) { return cuda_check_available(); }
+int64_t cuda_inplace_scratch_bytes(const InplaceProblem&) { return 0; }
 
 }  // namespace detail
 }  // namespace xpose

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/inplace.hpp"
 #include "core/kernel_registry.hpp"
 #include "core/permute_plan.hpp"
 #include "core/plan_cache.hpp"
@@ -20,6 +21,10 @@ struct Plan::Impl {
   // A plan made by create_permute: the fields above stay empty and this holds the problem.
   bool is_permute = false;
   detail::PermutePlan permute;
+  // A plan made by create_inplace: `matrix`, `type` and `device` above, and this.
+  bool is_inplace = false;
+  detail::InplaceProblem inplace;
+  int64_t scratch_bytes = 0;
 };
 
 Plan::Plan() = default;
@@ -107,9 +112,65 @@ Status Plan::create_permute(Plan& plan, const Permutation& permutation, DType ty
   return Status::ok;
 }
 
+Status Plan::create_inplace(Plan& plan, const Matrix& matrix, DType type, Device device,
+                            const PlanOptions& options) {
+  using detail::fail;
+  using detail::message;
+  if (Status s = check_device_and_options(device, options); s != Status::ok) return s;
+  if (options.kernel != "auto")
+    return fail(Status::invalid_argument, message("options.kernel ('", options.kernel, "') must be 'auto' for an "
+                                                  "in-place transpose, which chooses its method by shape"));
+  auto impl = std::make_shared<Impl>();
+  if (Status s = detail::make_inplace_problem(matrix, type, &impl->inplace); s != Status::ok) return s;
+  if (device == Device::cuda) {
+    if (Status s = detail::cuda_check_available(); s != Status::ok) return s;
+  }
+  const detail::InplaceProblem& p = impl->inplace;
+  impl->is_inplace = true;
+  impl->matrix = Matrix{p.rows, p.cols, p.cols, p.rows, p.batch, p.rows * p.cols, p.rows * p.cols};
+  impl->type = type;
+  impl->device = device;
+  impl->context.threads = options.threads;
+  impl->scratch_bytes = device == Device::cpu ? detail::cpu_inplace_scratch_bytes(p, options.threads)
+                                              : detail::cuda_inplace_scratch_bytes(p);
+  plan.impl_ = std::move(impl);
+  detail::clear_error();
+  return Status::ok;
+}
+
+Status Plan::execute_inplace(void* data, void* stream) const {
+  using detail::fail;
+  if (!impl_) return fail(Status::invalid_argument, "execute_inplace() on an empty plan (create_inplace() it first)");
+  if (!impl_->is_inplace)
+    return fail(Status::invalid_argument,
+                "execute_inplace() on a plan that is not in place: call execute(in, out, stream) for it");
+  const detail::InplaceProblem& p = impl_->inplace;
+  if (p.bytes() == 0) {
+    detail::clear_error();
+    return Status::ok;
+  }
+  if (data == nullptr) return fail(Status::invalid_argument, "data is null");
+  if (impl_->device == Device::cuda) {
+    if (Status s = detail::cuda_check_pointers(data, data, stream); s != Status::ok) return s;
+    if (reinterpret_cast<std::uintptr_t>(data) % static_cast<std::uintptr_t>(p.elem_size) != 0)
+      return fail(Status::invalid_argument,
+                  detail::message("data (", data, ") is not aligned to the element size (", p.elem_size,
+                                  " bytes), which the GPU kernels require"));
+  }
+  Status s = Status::ok;
+  if (p.method != detail::InplaceMethod::nothing)
+    s = impl_->device == Device::cpu ? detail::cpu_transpose_inplace(data, p, impl_->context.threads)
+                                     : detail::cuda_transpose_inplace(data, p, stream);
+  if (s == Status::ok) detail::clear_error();
+  return s;
+}
+
 Status Plan::execute(const void* in, void* out, void* stream) const {
   using detail::fail;
   if (!impl_) return fail(Status::invalid_argument, "execute() on an empty plan (create() it first)");
+  if (impl_->is_inplace)
+    return fail(Status::invalid_argument,
+                "execute() on an in-place plan: call execute_inplace(data, stream) for it");
   if (impl_->is_permute) {
     Status s = detail::execute_permute_plan(impl_->permute, in, out, stream);
     if (s == Status::ok) detail::clear_error();
@@ -143,8 +204,17 @@ Status Plan::execute(const void* in, void* out, void* stream) const {
 bool Plan::valid() const { return impl_ != nullptr; }
 const char* Plan::kernel_name() const {
   if (!impl_) return "";
+  if (impl_->is_inplace) {
+    switch (impl_->inplace.method) {
+      case detail::InplaceMethod::square: return "inplace_square";
+      case detail::InplaceMethod::decomposed: return "inplace_decomposed";
+      default: return "inplace_none";
+    }
+  }
   return impl_->is_permute ? impl_->permute.primary.name.c_str() : impl_->kernel->name;
 }
+bool Plan::is_inplace() const { return impl_ && impl_->is_inplace; }
+std::size_t Plan::scratch_bytes() const { return impl_ ? static_cast<std::size_t>(impl_->scratch_bytes) : 0; }
 bool Plan::is_permute() const { return impl_ && impl_->is_permute; }
 const Permutation& Plan::permutation() const {
   static const Permutation kEmpty{};
@@ -162,6 +232,19 @@ Status transpose(const void* in, void* out, const Matrix& matrix, DType type, De
   Plan plan;
   if (Status s = detail::cached_plan(matrix, type, device, &plan); s != Status::ok) return s;
   return plan.execute(in, out, stream);
+}
+
+Status transpose_inplace(void* data, const Matrix& matrix, DType type, Device device, void* stream) {
+  Plan plan;
+  if (Status s = Plan::create_inplace(plan, matrix, type, device); s != Status::ok) return s;
+  return plan.execute_inplace(data, stream);
+}
+
+Status transpose_inplace(void* data, int64_t rows, int64_t cols, DType type, Device device, void* stream) {
+  Matrix matrix;
+  matrix.rows = rows;
+  matrix.cols = cols;
+  return transpose_inplace(data, matrix, type, device, stream);
 }
 
 Status permute(const void* in, void* out, const Permutation& permutation, DType type, Device device,

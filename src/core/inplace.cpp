@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/inplace.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "core/error.hpp"
+
+namespace xpose::detail {
+
+Status make_inplace_problem(const Matrix& m, DType type, InplaceProblem* problem) {
+  const auto invalid = [](const std::string& text) { return fail(Status::invalid_argument, text); };
+  const std::size_t elem_size = size_of(type);
+  if (elem_size == 0) return invalid(message("dtype (", static_cast<int>(type), ") is not a valid xpose::DType"));
+  if (m.rows < 0) return invalid(message("rows (", m.rows, ") is negative"));
+  if (m.cols < 0) return invalid(message("cols (", m.cols, ") is negative"));
+  if (m.batch < 0) return invalid(message("batch (", m.batch, ") is negative"));
+  int64_t elements = 0, bytes = 0;
+  if (__builtin_mul_overflow(m.rows, m.cols, &elements) || __builtin_mul_overflow(elements, m.batch, &bytes) ||
+      __builtin_mul_overflow(bytes, static_cast<int64_t>(elem_size), &bytes))
+    return invalid(message("a batch of ", m.batch, " matrices of ", m.rows, " x ", m.cols, " overflows 64-bit sizes"));
+  // The transpose must land where the matrix was, packed: only packed views have that shape.
+  const auto packed_only = [&](const char* name, int64_t value, int64_t packed) -> Status {
+    if (value == 0 || value == packed) return Status::ok;
+    return invalid(message(name, " (", value, ") is not ", packed, ": an in-place transpose takes packed matrices "
+                           "only (leave it 0)"));
+  };
+  if (Status s = packed_only("ld_in", m.ld_in, m.cols); s != Status::ok) return s;
+  if (Status s = packed_only("ld_out", m.ld_out, m.rows); s != Status::ok) return s;
+  if (Status s = packed_only("stride_in", m.stride_in, elements); s != Status::ok) return s;
+  if (Status s = packed_only("stride_out", m.stride_out, elements); s != Status::ok) return s;
+
+  InplaceProblem p;
+  p.rows = m.rows;
+  p.cols = m.cols;
+  p.batch = m.batch;
+  p.elem_size = static_cast<int>(elem_size);
+  p.type = type;
+  if (elements == 0 || m.batch == 0 || m.rows == 1 || m.cols == 1) {
+    p.method = InplaceMethod::nothing;
+  } else if (m.rows == m.cols) {
+    p.method = InplaceMethod::square;
+  } else {
+    p.method = InplaceMethod::decomposed;
+    Decomposition& d = p.decomposition;
+    d.M = std::min(m.rows, m.cols);
+    d.N = std::max(m.rows, m.cols);
+    const int64_t c = std::gcd(d.M, d.N);
+    d.a = d.M / c;
+    d.b = d.N / c;
+    d.rotate = c > 1;
+    d.inverse = m.rows > m.cols;
+  }
+  *problem = std::move(p);
+  return Status::ok;
+}
+
+void column_shuffle_tables(const Decomposition& d, std::vector<int64_t>* q, std::vector<int64_t>* q_inverse) {
+  q->resize(static_cast<std::size_t>(d.M));
+  q_inverse->resize(static_cast<std::size_t>(d.M));
+  for (int64_t i = 0; i < d.M; ++i) {
+    const int64_t row = d.q(i);
+    (*q)[static_cast<std::size_t>(i)] = row;
+    (*q_inverse)[static_cast<std::size_t>(row)] = i;
+  }
+}
+
+int64_t inplace_scratch_budget(const InplaceProblem& problem) {
+  return std::max<int64_t>(int64_t{64} << 20, problem.bytes() / 100);
+}
+
+}  // namespace xpose::detail

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+// In-place transposes of packed matrices: the validated problem, the choice of method, and the
+// index maps of the decomposition that both backends run (docs/inplace.md).
+//
+// Square matrices swap tile pairs across the diagonal. Any other matrix is transposed by the
+// decomposition of Catanzaro, Keller and Garland (PPoPP 2014): viewed as M x N with M <= N, with
+// c = gcd(M, N), a = M / c and b = N / c, the transpose of a row-major M x N matrix is
+//   1. (c > 1 only) a column rotation:  A[i][j] <- A[(i + j / b) mod M][j]
+//   2. a row shuffle:                   A[i][d_i(j)] <- A[i][j],  d_i(j) = ((i + j / b) mod M + j M) mod N
+//   3. a column shuffle:                A[i][j] <- A[(q(i) + j) mod M][j],  q(i) = (i N - i / a) mod M
+// Each step permutes within rows or within columns, so it needs scratch for one line at most, not
+// for the matrix. A matrix with more rows than columns is viewed as its transpose's shape (the
+// same bytes read as cols x rows, which has M <= N) and gets the three steps' inverses in reverse
+// order, since transposing rows x cols undoes transposing cols x rows.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/permute_fast_division.hpp"  // XPOSE_HOST_DEVICE
+#include "xpose/xpose.hpp"
+
+namespace xpose::detail {
+
+enum class InplaceMethod {
+  nothing,     // empty, or a single row or column: the bytes already are the transpose
+  square,      // tile pairs swapped across the diagonal
+  decomposed,  // the three permutations above
+};
+
+// The decomposition's view and constants (M <= N).
+struct Decomposition {
+  int64_t M = 0, N = 0;  // the view the steps work on: M rows of N elements
+  int64_t a = 1, b = 1;  // M / gcd(M, N), N / gcd(M, N)
+  bool rotate = false;   // gcd(M, N) > 1: step 1 runs
+  bool inverse = false;  // the input has more rows than columns: the inverse steps, in reverse
+
+  // Step 1's source row for element (i, j), and its inverse's.
+  XPOSE_HOST_DEVICE int64_t rotated_row(int64_t i, int64_t j) const { return (i + j / b) % M; }
+  XPOSE_HOST_DEVICE int64_t unrotated_row(int64_t i, int64_t j) const {
+    const int64_t shift = (j / b) % M;
+    return i >= shift ? i - shift : i + M - shift;
+  }
+  // Step 2: where row i's element j goes.
+  XPOSE_HOST_DEVICE int64_t shuffled_column(int64_t i, int64_t j) const {
+    return ((i + j / b) % M + j * M) % N;
+  }
+  // Step 3's row map q (a permutation of [0, M)).
+  XPOSE_HOST_DEVICE int64_t q(int64_t i) const { return (i * N - i / a) % M; }
+};
+
+struct InplaceProblem {
+  int64_t rows = 0, cols = 0, batch = 1;  // each matrix rows x cols, packed, one after another
+  int elem_size = 0;
+  DType type = DType::u8;
+  InplaceMethod method = InplaceMethod::nothing;
+  Decomposition decomposition;  // for method == decomposed
+
+  int64_t matrix_elements() const { return rows * cols; }
+  int64_t bytes() const { return rows * cols * batch * elem_size; }
+};
+
+// Validates `matrix` (packed views only) for an in-place transpose and chooses the method. On
+// failure records the message and returns the Status.
+Status make_inplace_problem(const Matrix& matrix, DType type, InplaceProblem* problem);
+
+// q(i) for every i of [0, M), and its inverse: the column shuffle's tables.
+void column_shuffle_tables(const Decomposition& d, std::vector<int64_t>* q, std::vector<int64_t>* q_inverse);
+
+// The scratch a backend takes per execute: the budget it may use, max(64 MiB, 1% of the data).
+int64_t inplace_scratch_budget(const InplaceProblem& problem);
+
+// The backends. Arguments are validated and the method is not `nothing`.
+Status cpu_transpose_inplace(void* data, const InplaceProblem& problem, int threads);
+int64_t cpu_inplace_scratch_bytes(const InplaceProblem& problem, int threads);
+Status cuda_transpose_inplace(void* data, const InplaceProblem& problem, void* stream);
+int64_t cuda_inplace_scratch_bytes(const InplaceProblem& problem);
+
+}  // namespace xpose::detail

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: Apache-2.0
+// In-place transposes on the CPU: every element size on square, rectangular (coprime sides and
+// sides with a common factor, prime, skinny, 1 x N), empty and batched shapes, against the
+// out-of-place definition, with guard bytes; the decomposition's index maps are permutations;
+// bad input is refused with data untouched.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "common/inplace_check.hpp"
+#include "core/inplace.hpp"
+
+namespace {
+
+using ::testing::HasSubstr;
+using xpose::Device;
+using xpose::DType;
+using xpose::Matrix;
+using xpose::Plan;
+using xpose::Status;
+using xpose_test::first_difference;
+using xpose_test::inplace_expected;
+using xpose_test::inplace_input;
+using xpose_test::kInplaceGuard;
+
+const DType kTypeOfSize[] = {DType::u8, DType::f16, DType::f32, DType::f64, DType::c128};
+
+struct Shape {
+  int64_t rows, cols, batch;
+};
+
+// Square (tile edges and one tile), coprime, common factors (the rotation step), primes, skinny
+// both ways, single rows and columns, empty, batches.
+const Shape kShapes[] = {
+    {1, 1, 1},   {2, 2, 1},    {7, 7, 1},    {33, 33, 1},  {64, 64, 1},   {100, 100, 1}, {2, 3, 1},
+    {3, 2, 1},   {4, 6, 1},    {6, 4, 1},    {12, 18, 1},  {18, 12, 1},   {5, 7, 1},     {37, 101, 1},
+    {101, 37, 1}, {64, 96, 1}, {96, 64, 1},  {2, 1000, 1}, {1000, 2, 1},  {3, 999, 1},   {999, 3, 1},
+    {1, 17, 1},  {17, 1, 1},   {0, 5, 1},    {5, 0, 1},    {5, 7, 3},     {8, 8, 4},     {6, 10, 5},
+    {30, 2, 7},  {256, 384, 1}, {384, 256, 1}, {211, 307, 2},
+};
+
+class InplaceCpu : public ::testing::TestWithParam<std::tuple<Shape, int>> {};
+
+TEST_P(InplaceCpu, MatchesTheOutOfPlaceTranspose) {
+  const auto [shape, size_index] = GetParam();
+  const DType type = kTypeOfSize[size_index];
+  const int size = static_cast<int>(xpose::size_of(type));
+  for (int threads : {1, 2}) {
+    std::vector<unsigned char> data = inplace_input(shape.rows, shape.cols, shape.batch, size, 7 + threads);
+    const std::vector<unsigned char> expected = inplace_expected(data, shape.rows, shape.cols, shape.batch, size);
+    Matrix matrix{shape.rows, shape.cols};
+    matrix.batch = shape.batch;
+    xpose::PlanOptions options;
+    options.threads = threads;
+    Plan plan;
+    ASSERT_EQ(Plan::create_inplace(plan, matrix, type, Device::cpu, options), Status::ok) << xpose::last_error_message();
+    ASSERT_EQ(plan.execute_inplace(data.data() + kInplaceGuard), Status::ok) << xpose::last_error_message();
+    EXPECT_EQ(first_difference(data, expected, shape.rows * shape.cols, size), "")
+        << shape.rows << " x " << shape.cols << " batch " << shape.batch << " " << xpose::to_string(type) << ", "
+        << threads << " threads, " << plan.kernel_name();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, InplaceCpu, ::testing::Combine(::testing::ValuesIn(kShapes), ::testing::Range(0, 5)));
+
+TEST(InplaceCpuLarge, PrimeAndSkinnyShapesOfEveryElementSize) {
+  // Long rows (skinny shapes) and strips narrower than the matrix (square-ish ones).
+  const Shape shapes[] = {{1009, 2003, 1}, {2003, 1009, 1}, {3, 100003, 1}, {100003, 3, 1}, {1536, 1024, 2}};
+  for (const Shape& shape : shapes) {
+    for (DType type : kTypeOfSize) {
+      const int size = static_cast<int>(xpose::size_of(type));
+      std::vector<unsigned char> data = inplace_input(shape.rows, shape.cols, shape.batch, size, 3);
+      const std::vector<unsigned char> expected = inplace_expected(data, shape.rows, shape.cols, shape.batch, size);
+      Matrix matrix{shape.rows, shape.cols};
+      matrix.batch = shape.batch;
+      ASSERT_EQ(xpose::transpose_inplace(data.data() + kInplaceGuard, matrix, type), Status::ok)
+          << xpose::last_error_message();
+      EXPECT_EQ(first_difference(data, expected, shape.rows * shape.cols, size), "")
+          << shape.rows << " x " << shape.cols << " " << xpose::to_string(type);
+    }
+  }
+}
+
+TEST(InplaceDecomposition, EveryStepIsAPermutation) {
+  // Steps 2 and 3 must map [0, N) and [0, M) onto themselves for every view M < N.
+  for (int64_t M = 2; M <= 24; ++M) {
+    for (int64_t N = M + 1; N <= 40; ++N) {
+      xpose::detail::InplaceProblem p;
+      ASSERT_EQ(xpose::detail::make_inplace_problem(Matrix{M, N}, DType::u8, &p), Status::ok);
+      const xpose::detail::Decomposition& d = p.decomposition;
+      ASSERT_EQ(d.M, M);
+      std::vector<int64_t> q, q_inverse;
+      xpose::detail::column_shuffle_tables(d, &q, &q_inverse);
+      std::vector<int64_t> sorted = q;
+      std::sort(sorted.begin(), sorted.end());
+      std::vector<int64_t> identity(static_cast<std::size_t>(M));
+      std::iota(identity.begin(), identity.end(), 0);
+      EXPECT_EQ(sorted, identity) << M << " x " << N << ": q";
+      for (int64_t i = 0; i < M; ++i) {
+        std::vector<int64_t> columns;
+        for (int64_t j = 0; j < N; ++j) columns.push_back(d.shuffled_column(i, j));
+        std::sort(columns.begin(), columns.end());
+        for (int64_t j = 0; j < N; ++j) ASSERT_EQ(columns[static_cast<std::size_t>(j)], j) << M << " x " << N << " row " << i;
+        for (int64_t j = 0; j < N; ++j) ASSERT_EQ(d.unrotated_row(d.rotated_row(i, j), j), i);
+      }
+    }
+  }
+}
+
+TEST(InplacePlan, NamesItsMethodAndScratch) {
+  Plan plan;
+  ASSERT_EQ(Plan::create_inplace(plan, Matrix{64, 64}, DType::f32), Status::ok);
+  EXPECT_TRUE(plan.is_inplace());
+  EXPECT_STREQ(plan.kernel_name(), "inplace_square");
+  EXPECT_EQ(plan.scratch_bytes(), 0u);
+  ASSERT_EQ(Plan::create_inplace(plan, Matrix{1, 640}, DType::f32), Status::ok);
+  EXPECT_STREQ(plan.kernel_name(), "inplace_none");
+  ASSERT_EQ(Plan::create_inplace(plan, Matrix{3000, 2000}, DType::f64), Status::ok);
+  EXPECT_STREQ(plan.kernel_name(), "inplace_decomposed");
+  // A row per thread and a strip: far below the 48 MB matrix, within the 64 MiB budget.
+  EXPECT_GT(plan.scratch_bytes(), 0u);
+  EXPECT_LE(plan.scratch_bytes(), std::size_t{64} << 20);
+  EXPECT_EQ(plan.matrix().ld_in, 2000);
+  EXPECT_EQ(plan.matrix().ld_out, 3000);
+  Plan other;
+  ASSERT_EQ(Plan::create(other, Matrix{3000, 2000}, DType::f64), Status::ok);
+  EXPECT_FALSE(other.is_inplace());
+  EXPECT_EQ(other.scratch_bytes(), 0u);
+}
+
+TEST(InplaceValidation, RefusesWhatItCannotDoAndWritesNothing) {
+  std::vector<unsigned char> data = inplace_input(6, 10, 1, 4, 1);
+  const std::vector<unsigned char> before = data;
+  void* view = data.data() + kInplaceGuard;
+  const auto refused = [&](const Matrix& matrix, const char* text) {
+    EXPECT_EQ(xpose::transpose_inplace(view, matrix, DType::f32), Status::invalid_argument);
+    EXPECT_THAT(xpose::last_error_message(), HasSubstr(text));
+  };
+  Matrix padded{6, 10};
+  padded.ld_in = 12;
+  refused(padded, "ld_in (12) is not 10");
+  Matrix padded_out{6, 10};
+  padded_out.ld_out = 7;
+  refused(padded_out, "ld_out (7) is not 6");
+  Matrix spread{6, 10};
+  spread.batch = 2;
+  spread.stride_in = 70;
+  refused(spread, "stride_in (70) is not 60");
+  refused(Matrix{-1, 10}, "rows (-1) is negative");
+  Matrix negative_batch{6, 10};
+  negative_batch.batch = -2;
+  refused(negative_batch, "batch (-2) is negative");
+  refused(Matrix{int64_t{1} << 40, int64_t{1} << 40}, "overflows");
+  EXPECT_EQ(xpose::transpose_inplace(nullptr, 6, 10, DType::f32), Status::invalid_argument);
+  EXPECT_THAT(xpose::last_error_message(), HasSubstr("data is null"));
+  EXPECT_EQ(xpose::transpose_inplace(nullptr, 0, 10, DType::f32), Status::ok);  // nothing to touch
+
+  xpose::PlanOptions options;
+  options.kernel = "tile";
+  Plan plan;
+  EXPECT_EQ(Plan::create_inplace(plan, Matrix{6, 10}, DType::f32, Device::cpu, options), Status::invalid_argument);
+  EXPECT_THAT(xpose::last_error_message(), HasSubstr("must be 'auto'"));
+  EXPECT_FALSE(plan.valid());  // a failed create leaves the plan as it was
+
+  ASSERT_EQ(Plan::create_inplace(plan, Matrix{6, 10}, DType::f32), Status::ok);
+  EXPECT_EQ(plan.execute(view, view), Status::invalid_argument);
+  EXPECT_THAT(xpose::last_error_message(), HasSubstr("execute_inplace"));
+  Plan out_of_place;
+  ASSERT_EQ(Plan::create(out_of_place, Matrix{6, 10}, DType::f32), Status::ok);
+  EXPECT_EQ(out_of_place.execute_inplace(view), Status::invalid_argument);
+  EXPECT_THAT(xpose::last_error_message(), HasSubstr("not in place"));
+  EXPECT_EQ(Plan().execute_inplace(view), Status::invalid_argument);
+  EXPECT_EQ(data, before);
+}
+
+}  // namespace
