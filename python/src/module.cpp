@@ -235,6 +235,56 @@ std::unique_ptr<Pending> prepare_matrix_transpose(py::object x) {
   return prepare_cached(std::move(source), std::move(perm));
 }
 
+// xpose.transpose_(x): the last two axes of a packed array transposed in place. The adapters
+// pass x again as `out` (the memory to write), so run() checks that it is the same memory.
+class InplaceCall {
+ public:
+  explicit InplaceCall(Source source)
+      : source_(std::move(source.object)), hold_(std::move(source.hold)), in_(std::move(source.view)) {
+    const int rank = in_.rank();
+    if (rank < 2)
+      throw py::value_error("transpose_ needs an array of rank 2 or more; x has rank " + std::to_string(rank));
+    if (!in_.packed())
+      throw py::value_error("x has strides " + shape_text(in_.strides) + " (in elements): transpose_ transposes "
+                            "C-contiguous arrays only (the result must fill the same memory)");
+    if (in_.read_only) throw py::value_error("x is read-only");
+    Matrix matrix{in_.shape[rank - 2], in_.shape[rank - 1]};
+    matrix.batch = 1;
+    for (int k = 0; k < rank - 2; ++k) matrix.batch *= in_.shape[k];
+    if (Status s = Plan::create_inplace(plan_, matrix, in_.element.type, in_.device); s != Status::ok)
+      raise_status(s);
+    out_shape_ = in_.shape;
+    std::swap(out_shape_[rank - 2], out_shape_[rank - 1]);
+  }
+
+  py::tuple shape() const { return py::cast(out_shape_); }
+
+  void run(py::handle out, uintptr_t stream) {
+    BufferHold hold;
+    const ArrayView view = read_array(out.ptr(), "x", hold);
+    if (view.data != in_.data || view.shape != in_.shape || !(view.element == in_.element))
+      throw py::value_error("transpose_ writes x itself; it was given another array to write");
+    if (view.read_only) throw py::value_error("x is read-only");
+    Status status;
+    {
+      py::gil_scoped_release release;
+      status = plan_.execute_inplace(view.data, reinterpret_cast<void*>(stream));
+    }
+    if (status != Status::ok) raise_status(status);
+  }
+
+ private:
+  py::object source_;
+  std::unique_ptr<BufferHold> hold_;
+  ArrayView in_;
+  std::vector<int64_t> out_shape_;
+  Plan plan_;
+};
+
+std::unique_ptr<InplaceCall> prepare_inplace(py::object x) {
+  return std::make_unique<InplaceCall>(read_source(std::move(x)));
+}
+
 DType dtype_from_name(const std::string& name) {
   DType type;
   if (parse_dtype(name, &type) != Status::ok) raise_status(Status::invalid_argument);
@@ -388,7 +438,12 @@ PYBIND11_MODULE(_xpose, m) {
       .def("run_fresh", &Pending::run_fresh, py::arg("data"), py::arg("stream") = 0)
       .def("time_execute", &Pending::time_execute, py::arg("out"), py::arg("stream"), py::arg("iterations"));
 
+  py::class_<InplaceCall>(m, "InplaceCall")
+      .def_property_readonly("shape", &InplaceCall::shape)
+      .def("run", &InplaceCall::run, py::arg("out"), py::arg("stream") = 0);
+
   m.def("prepare", &prepare, py::arg("x"), py::arg("axes") = py::none());
+  m.def("prepare_inplace", &prepare_inplace, py::arg("x"));
   m.def("prepare_matrix_transpose", &prepare_matrix_transpose, py::arg("x"));
 
   py::class_<UserPlan>(m, "Plan")

@@ -6,6 +6,7 @@
     y = xpose.transpose(x)                 # np.transpose(x): the axes reversed
     y = xpose.matrix_transpose(x)          # the last two axes swapped
     xpose.permute(x, (1, 0), out=y)        # into an existing array; returns it
+    y = xpose.transpose_(x)                # in place: x's memory, now the last two axes swapped
 
 Inputs are NumPy, CuPy, PyTorch or JAX arrays (any array with ``__dlpack__``), on the CPU or a
 CUDA GPU, contiguous or strided. The result is an array of the input's library on the input's
@@ -29,6 +30,7 @@ __all__ = [
     "plan_cache_info",
     "set_plan_cache_capacity",
     "transpose",
+    "transpose_",
 ]
 
 _prepare = _xpose.prepare
@@ -50,6 +52,20 @@ def transpose(x, out=None):
 def matrix_transpose(x, out=None):
     """The last two axes swapped (the Array API's ``matrix_transpose``); x has rank 2 or more."""
     return _apply(x, _prepare_matrix_transpose, (), out)
+
+
+def transpose_(x):
+    """The last two axes of a C-contiguous array transposed in place, for matrices too large to
+    copy: afterwards x's memory holds each ``rows x cols`` matrix as its ``cols x rows``
+    transpose, and the result is x's memory viewed with that shape (``x.reshape(..., cols, rows)``,
+    no copy). x itself keeps its old shape, so use the result. GPU work runs on the library's
+    current stream. JAX arrays are immutable and are refused (use ``matrix_transpose``)."""
+    if type(x).__module__.partition(".")[0] in ("jax", "jaxlib"):
+        raise TypeError("x is a JAX array, which is immutable: transpose_ cannot change it in place; "
+                        "use xpose.matrix_transpose(x)")
+    _apply(x, _xpose.prepare_inplace, (), x)
+    shape = tuple(x.shape)
+    return x.reshape(shape[:-2] + (shape[-1], shape[-2]))
 
 
 # Names of element types as libraries spell them -> xpose's names. Only the size matters to the

@@ -53,6 +53,8 @@ Status cuda_check_available();
 // The current CUDA device (cudaGetDevice), -1 when there is none; 0 without a CUDA build.
 int cuda_current_device();
 Status cuda_check_pointers(const void* in, const void* out, void* stream);
+// The same for the one pointer of an in-place transpose.
+Status cuda_check_data_pointer(const void* data, void* stream);
 
 // Baseline copies require packed views: the bytes are copied as one block.
 bool supports_packed_only(const Transpose2D& problem, std::string* why);

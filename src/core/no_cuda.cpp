@@ -25,6 +25,7 @@ Status cuda_check_available() {
 }
 
 Status cuda_check_pointers(const void*, const void*, void*) { return cuda_check_available(); }
+Status cuda_check_data_pointer(const void*, void*) { return cuda_check_available(); }
 
 int cuda_current_device() { return 0; }
 

@@ -151,7 +151,7 @@ Status Plan::execute_inplace(void* data, void* stream) const {
   }
   if (data == nullptr) return fail(Status::invalid_argument, "data is null");
   if (impl_->device == Device::cuda) {
-    if (Status s = detail::cuda_check_pointers(data, data, stream); s != Status::ok) return s;
+    if (Status s = detail::cuda_check_data_pointer(data, stream); s != Status::ok) return s;
     if (reinterpret_cast<std::uintptr_t>(data) % static_cast<std::uintptr_t>(p.elem_size) != 0)
       return fail(Status::invalid_argument,
                   detail::message("data (", data, ") is not aligned to the element size (", p.elem_size,

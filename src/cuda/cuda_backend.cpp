@@ -119,6 +119,12 @@ int cuda_current_device() {
   return device;
 }
 
+Status cuda_check_data_pointer(const void* data, void* stream) {
+  if (Status s = check_device_pointer(data, "data"); s != Status::ok) return s;
+  if (stream != nullptr) return check_stream(stream);
+  return Status::ok;
+}
+
 Status cuda_check_pointers(const void* in, const void* out, void* stream) {
   if (Status s = check_device_pointer(in, "in"); s != Status::ok) return s;
   if (Status s = check_device_pointer(out, "out"); s != Status::ok) return s;
