@@ -81,31 +81,40 @@ def _median_summary(times):
 
 
 class GpuTimer:
-    """CUDA events (PyTorch's or CuPy's) on the current stream, around each run."""
+    """CUDA events (PyTorch's or CuPy's) on the current stream, around batches of runs."""
 
     def __init__(self, torch, cupy):
         self.torch, self.cupy = torch, cupy
 
-    def time(self, run, warmup, repeat):
-        for _ in range(warmup):
-            run()
-        times = []
+    def _events(self):
+        if self.torch is not None:
+            return tuple(self.torch.cuda.Event(enable_timing=True) for _ in range(2))
+        return self.cupy.cuda.Event(), self.cupy.cuda.Event()
+
+    def _seconds(self, start, end):
+        if self.torch is not None:
+            return start.elapsed_time(end) / 1e3
+        return self.cupy.cuda.get_elapsed_time(start, end) / 1e3
+
+    def time(self, runs, warmup, repeat, batch=1):
+        """Seconds per call of each run in `runs` ({label: run}): events around
+        `batch` back-to-back runs, so that the host's time per call hides behind the GPU's work as
+        in a program that does not wait after every call. The runs take turns, one batch each per
+        round, so that clock and temperature drift reach every label alike."""
+        for run in runs.values():
+            for _ in range(warmup):
+                run()
+        times = {label: [] for label in runs}
         for _ in range(repeat):
-            if self.torch is not None:
-                start, end = (self.torch.cuda.Event(enable_timing=True) for _ in range(2))
+            for label, run in runs.items():
+                start, end = self._events()
                 start.record()
-                run()
+                for _ in range(batch):
+                    run()
                 end.record()
                 end.synchronize()
-                times.append(start.elapsed_time(end) / 1e3)
-            else:
-                start, end = self.cupy.cuda.Event(), self.cupy.cuda.Event()
-                start.record()
-                run()
-                end.record()
-                end.synchronize()
-                times.append(self.cupy.cuda.get_elapsed_time(start, end) / 1e3)
-        return _median_summary(times)
+                times[label].append(self._seconds(start, end) / batch)
+        return {label: _median_summary(t) for label, t in times.items()}
 
 
 def _wall(run, sync, warmup, repeat, batch=1):
@@ -176,8 +185,16 @@ def bench_gpu(cases, args):
             runs["cupy"] = lambda: cupy.ascontiguousarray(xc.transpose(perm))
         reference = (runs["torch"] if torch is not None else runs["cupy"])()
         check = _same_bytes(runs["xpose"](), reference, lib)
-        for label, run in runs.items():
-            row["results"][label] = timer.time(run, args.warmup, args.repeat)
+        # The same plan run by the C++ Plan::execute, looped in C++ into one result array: the
+        # path without Python, which xpose.permute's figure is compared with.
+        pending = _xpose.prepare(x.__dlpack__(), perm)
+        cpp_out = torch.empty(reference.shape, dtype=x.dtype, device="cuda") if lib is torch else \
+            cupy.empty(reference.shape, x.dtype)
+        cpp_capsule = cpp_out.__dlpack__()
+        stream = torch.cuda.current_stream().cuda_stream if lib is torch else cupy.cuda.get_current_stream().ptr
+        runs["xpose C++"] = lambda: pending.time_execute(cpp_capsule, stream, 1)
+        row["results"].update(timer.time(runs, args.warmup, args.repeat, args.batch))
+        del pending, cpp_capsule, cpp_out
         if jnp is not None:
             xj = jax.dlpack.from_dlpack(x)
             f = jax.jit(lambda a: jnp.transpose(a, perm))
@@ -319,9 +336,8 @@ def measure_overhead(args):
         # The device time per transpose: when the C++ loop is no faster than this, it waited for
         # the GPU, and the difference understates the Python call's overhead.
         timer = GpuTimer(lib if lib.__name__ == "torch" else None, lib if lib.__name__ == "cupy" else None)
-        batch = 100
-        gpu_seconds = timer.time(lambda: [pending.time_execute(out_capsule, stream, 1) for _ in range(batch)],
-                                 1, 5)["median_s"] / batch
+        timed = timer.time({"execute": lambda: pending.time_execute(out_capsule, stream, 1)}, 1, 5, 100)
+        gpu_seconds = timed["execute"]["median_s"]
         figures["gpu_kernel_us"] = gpu_seconds * 1e6
     figures["overhead_out_us"] = figures["python_out_us"] - figures["cpp_execute_us"]
     figures["overhead_alloc_us"] = figures["python_alloc_us"] - figures["cpp_execute_us"]
@@ -345,7 +361,10 @@ def main(argv=None):
     parser.add_argument("--defaults", action="store_true", help="the default cases too, with --cases")
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--repeat", type=int, default=20)
-    parser.add_argument("--jax-batch", type=int, default=10)
+    parser.add_argument("--batch", type=int, default=10,
+                        help="back-to-back calls between two CUDA events (GPU timing)")
+    parser.add_argument("--jax-batch", type=int, default=50,
+                        help="calls between two waits of JAX's wall-clock timing")
     parser.add_argument("--no-jax", action="store_true", help="leave JAX out")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--json", metavar="OUT", help="write every row (median, min, max) as JSON")
@@ -353,8 +372,8 @@ def main(argv=None):
                         help="measure the host time per call on a 1 MB array against C++ Plan::execute")
     parser.add_argument("--overhead-iterations", type=int, default=20000)
     args = parser.parse_args(argv)
-    if args.warmup < 0 or args.repeat < 1 or args.jax_batch < 1 or args.overhead_iterations < 1:
-        parser.error("--warmup must be >= 0; --repeat, --jax-batch and --overhead-iterations >= 1")
+    if args.warmup < 0 or min(args.repeat, args.batch, args.jax_batch, args.overhead_iterations) < 1:
+        parser.error("--warmup must be >= 0; --repeat, --batch, --jax-batch and --overhead-iterations >= 1")
     if args.device is None:
         args.device = "cuda" if xpose.cuda_compiled() and xpose.cuda_device_count() > 0 else "cpu"
     if args.device == "cuda" and not (xpose.cuda_compiled() and xpose.cuda_device_count() > 0):
@@ -372,6 +391,11 @@ def main(argv=None):
             cases = DEFAULT_CASES + cases
         rows, device = (bench_gpu if args.device == "cuda" else bench_cpu)(cases, args)
         print_table(rows, device)
+        ratios = [row["results"]["xpose C++"]["median_s"] / row["results"]["xpose"]["median_s"]
+                  for row in rows if "xpose C++" in row["results"]]
+        if ratios:
+            print(f"xpose.permute's speed / the C++ Plan::execute's: min {min(ratios):.3f}, "
+                  f"median {statistics.median(ratios):.3f}")
         report.update(device=device, rows=rows)
         if any(row["check"] == "FAILED" for row in rows):
             print("Verification: FAILED")
