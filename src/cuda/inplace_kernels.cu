@@ -5,12 +5,13 @@
 // within columns of the M x N view (M <= N):
 //   - rows that fit a block's shared memory are read whole, then written permuted (one launch);
 //     longer rows go through global scratch, a chunk of rows at a time;
-//   - columns go through global scratch a strip at a time (strips sized to half the L2, so that
-//     the gathers from the strip hit L2): the strip is copied out, then gathered back into place
-//     with coalesced writes.
+//   - columns go through a scratch strip, a strip of columns at a time (sized to half the L2, so
+//     that the strip tends to stay there): a rotation of the columns one way and whole rows the
+//     other, both coalesced (see "columns" below).
 // Scratch comes from CUDA's stream-ordered pool for the call; nothing waits on the host.
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "core/error.hpp"
 #include "core/inplace.hpp"
@@ -22,35 +23,73 @@ namespace {
 
 using cuda::Element;
 
-constexpr int kSquareTile = 32;      // elements per side of a swapped tile
-constexpr int kSquareRowsPerPass = 8;  // thread rows of a square block (32 x 8 threads)
-constexpr int kThreads = 256;
+constexpr int kWarp = 32;
+constexpr int kBlockRows = 8;  // thread rows of a 2D block (32 x 8 threads)
+constexpr int kThreads = kWarp * kBlockRows;
 
 // ---- square ------------------------------------------------------------------------------------
 
+// A global access of `K` elements of type T as one word: 4 bytes for 1- and 2-byte elements,
+// 8 for 4-byte ones (more bytes in flight per load), the element itself from 8 bytes on.
+template <typename T> struct SquareWord { using type = T; static constexpr int K = 1; };
+template <> struct SquareWord<uint8_t> { using type = uint32_t; static constexpr int K = 4; };
+template <> struct SquareWord<uint16_t> { using type = uint32_t; static constexpr int K = 2; };
+template <> struct SquareWord<uint32_t> { using type = unsigned long long; static constexpr int K = 2; };
+
+template <typename T, typename Word, int K>
+union Packed {
+  Word word;
+  T elements[K];
+};
+
 // Block (x, y) of matrix z swaps tiles (y, x) and (x, y) for x >= y; the blocks below the diagonal
-// have nothing to do.
-template <typename T>
-__global__ void __launch_bounds__(kSquareTile * kSquareRowsPerPass)
-    swap_square_tiles(T* data, int64_t n, int64_t batch) {
-  __shared__ T upper[kSquareTile][kSquareTile + 1];
-  __shared__ T lower[kSquareTile][kSquareTile + 1];
+// have nothing to do. Tiles are 32 K elements a side, so that a warp moves 32 words of a row.
+// With K > 1 (Vectors) every row of the matrix starts on a word: n is a multiple of K.
+template <typename T, int K, typename Word>
+__global__ void __launch_bounds__(kThreads) swap_square_tiles(T* data, int64_t n, int64_t batch) {
+  constexpr int kTile = kWarp * K;
+  __shared__ T upper[kTile][kTile + 1];
+  __shared__ T lower[kTile][kTile + 1];
   const int64_t tile_col = blockIdx.x, tile_row = blockIdx.y;
   if (tile_col < tile_row) return;
-  const int64_t r0 = tile_row * kSquareTile, c0 = tile_col * kSquareTile;
+  const int64_t r0 = tile_row * kTile, c0 = tile_col * kTile;
   const bool diagonal = tile_col == tile_row;
+  const int x = threadIdx.x * K;  // the thread's first column within a tile row
+  // tile[y][x ..] <- the K elements at (row, col ..) of a, those inside the matrix.
+  const auto load = [&](T (*tile)[kTile + 1], const T* a, int y, int64_t row, int64_t col) {
+    if (row >= n) return;
+    if (col + K <= n) {
+      Packed<T, Word, K> packed;
+      packed.word = *reinterpret_cast<const Word*>(a + row * n + col);
+#pragma unroll
+      for (int k = 0; k < K; ++k) tile[y][x + k] = packed.elements[k];
+    } else {
+      for (int k = 0; k < K && col + k < n; ++k) tile[y][x + k] = a[row * n + col + k];
+    }
+  };
+  // (row, col ..) of a <- column y of tile, rows x .. x + K - 1: the tile transposed.
+  const auto store = [&](T (*tile)[kTile + 1], T* a, int y, int64_t row, int64_t col) {
+    if (row >= n) return;
+    if (col + K <= n) {
+      Packed<T, Word, K> packed;
+#pragma unroll
+      for (int k = 0; k < K; ++k) packed.elements[k] = tile[x + k][y];
+      *reinterpret_cast<Word*>(a + row * n + col) = packed.word;
+    } else {
+      for (int k = 0; k < K && col + k < n; ++k) a[row * n + col + k] = tile[x + k][y];
+    }
+  };
   for (int64_t m = blockIdx.z; m < batch; m += gridDim.z) {
     T* a = data + m * n * n;
-    for (int y = threadIdx.y; y < kSquareTile; y += kSquareRowsPerPass) {
-      const int64_t col = c0 + threadIdx.x, row = r0 + y;
-      if (row < n && col < n) upper[y][threadIdx.x] = a[row * n + col];
-      if (!diagonal && c0 + y < n && r0 + threadIdx.x < n) lower[y][threadIdx.x] = a[(c0 + y) * n + r0 + threadIdx.x];
+    for (int y = threadIdx.y; y < kTile; y += kBlockRows) {
+      load(upper, a, y, r0 + y, c0 + x);
+      if (!diagonal) load(lower, a, y, c0 + y, r0 + x);
     }
     __syncthreads();
     // Tile (x, y)'s place takes upper transposed; tile (y, x)'s takes lower transposed.
-    for (int y = threadIdx.y; y < kSquareTile; y += kSquareRowsPerPass) {
-      if (c0 + y < n && r0 + threadIdx.x < n) a[(c0 + y) * n + r0 + threadIdx.x] = upper[threadIdx.x][y];
-      if (!diagonal && r0 + y < n && c0 + threadIdx.x < n) a[(r0 + y) * n + c0 + threadIdx.x] = lower[threadIdx.x][y];
+    for (int y = threadIdx.y; y < kTile; y += kBlockRows) {
+      store(upper, a, y, c0 + y, r0 + x);
+      if (!diagonal) store(lower, a, y, r0 + y, c0 + x);
     }
     __syncthreads();
   }
@@ -58,93 +97,207 @@ __global__ void __launch_bounds__(kSquareTile * kSquareRowsPerPass)
 
 // ---- rows --------------------------------------------------------------------------------------
 
+// Step 2's column map d_i(j) = ((i + j / b) mod M + j M) mod N, stepped along j by a fixed
+// stride without divisions (the quotient, remainder and both sums carried from step to step).
+template <typename Int>
+struct ColumnWalk {
+  Int M, N, b;
+  Int step_quotient, step_remainder, step_spread;  // stride / b mod M, stride mod b, stride M mod N
+  Int remainder, rotated, spread;                  // j mod b, (i + j / b) mod M, j M mod N
+
+  __device__ ColumnWalk(Int M_, Int N_, Int b_, Int stride) : M(M_), N(N_), b(b_) {
+    step_quotient = (stride / b) % M;
+    step_remainder = stride % b;
+    step_spread = static_cast<Int>((static_cast<uint64_t>(stride % N) * static_cast<uint64_t>(M)) % N);
+  }
+  __device__ void start(Int i, Int j) {
+    remainder = j % b;
+    rotated = (i + (j / b) % M) % M;
+    spread = static_cast<Int>((static_cast<uint64_t>(j) * static_cast<uint64_t>(M)) % N);
+  }
+  __device__ Int column() const {
+    const Int c = rotated + spread;
+    return c >= N ? c - N : c;
+  }
+  __device__ void advance() {
+    remainder += step_remainder;
+    Int carry = 0;
+    if (remainder >= b) {
+      remainder -= b;
+      carry = 1;
+    }
+    rotated += step_quotient + carry;
+    if (rotated >= M) rotated -= M;
+    spread += step_spread;
+    if (spread >= N) spread -= N;
+  }
+};
+
 // Step 2 (forward: A[i][d_i(j)] <- A[i][j]) or its inverse (A[i][j] <- A[i][d_i(j)]) on rows
 // read whole into shared memory; rows of every matrix of the batch, a row per block at a time.
-// Rows that fit shared memory have N < 2^16, so the column map runs in 32-bit arithmetic.
-template <typename T, bool Inverse>
+// The forward step scatters into a second shared row where two fit (Staged), so that its global
+// stores are coalesced too; else it scatters straight to the row. Rows that fit shared memory
+// have N < 2^16, so the column map runs in 32-bit arithmetic.
+template <typename T, bool Inverse, bool Staged>
 __global__ void __launch_bounds__(kThreads)
     shuffle_rows_shared(T* data, Decomposition d, int64_t rows_total) {
   extern __shared__ unsigned char shared_bytes[];
+  const uint32_t M = static_cast<uint32_t>(d.M), N = static_cast<uint32_t>(d.N);
   T* row_copy = reinterpret_cast<T*>(shared_bytes);
-  const uint32_t M = static_cast<uint32_t>(d.M), N = static_cast<uint32_t>(d.N), b = static_cast<uint32_t>(d.b);
+  T* row_out = row_copy + N;  // used when Staged
+  ColumnWalk<uint32_t> walk(M, N, static_cast<uint32_t>(d.b), blockDim.x);
   for (int64_t r = blockIdx.x; r < rows_total; r += gridDim.x) {
     T* row = data + r * N;
-    const uint32_t i = static_cast<uint32_t>(r % M);
     for (uint32_t j = threadIdx.x; j < N; j += blockDim.x) row_copy[j] = row[j];
     __syncthreads();
-    for (uint32_t j = threadIdx.x; j < N; j += blockDim.x) {
-      const uint32_t column = ((i + j / b) % M + j * M % N) % N;  // j * M < 2^32: j, M < 2^16
+    walk.start(static_cast<uint32_t>(r % M), threadIdx.x);
+    for (uint32_t j = threadIdx.x; j < N; j += blockDim.x, walk.advance()) {
       if (Inverse)
-        row[j] = row_copy[column];
+        row[j] = row_copy[walk.column()];
+      else if (Staged)
+        row_out[walk.column()] = row_copy[j];
       else
-        row[column] = row_copy[j];
+        row[walk.column()] = row_copy[j];
+    }
+    if (Staged) {
+      __syncthreads();
+      for (uint32_t j = threadIdx.x; j < N; j += blockDim.x) row[j] = row_out[j];
     }
     __syncthreads();
   }
 }
 
 // The same for rows longer than shared memory: rows [first, first + count) of one matrix were
-// copied to `copy`; each is written back permuted.
+// copied to `copy`; each is written back permuted (blocks along x walk a row, along y the rows).
 template <typename T, bool Inverse>
 __global__ void __launch_bounds__(kThreads)
     shuffle_rows_global(T* matrix, const T* copy, Decomposition d, int64_t first, int64_t count) {
-  const int64_t total = count * d.N;
-  for (int64_t e = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; e < total; e += int64_t{gridDim.x} * blockDim.x) {
-    const int64_t r = e / d.N, j = e - r * d.N, i = first + r;
-    const int64_t column = d.shuffled_column(i, j);
-    if (Inverse)
-      matrix[i * d.N + j] = copy[r * d.N + column];
-    else
-      matrix[i * d.N + column] = copy[e];
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  ColumnWalk<int64_t> walk(d.M, d.N, d.b, stride);
+  for (int64_t r = blockIdx.y; r < count; r += gridDim.y) {
+    const int64_t i = first + r;
+    const int64_t j0 = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+    walk.start(i, j0);
+    for (int64_t j = j0; j < d.N; j += stride, walk.advance()) {
+      if (Inverse)
+        matrix[i * d.N + j] = copy[r * d.N + walk.column()];
+      else
+        matrix[i * d.N + walk.column()] = copy[r * d.N + j];
+    }
   }
 }
 
 // ---- columns -----------------------------------------------------------------------------------
+//
+// A column step runs on a strip of columns (all M rows) at a time, through a scratch strip S:
+//   step 1  S <- A rotated by (j / b) mod M,  then A <- S
+//   step 3  S <- A rotated by j mod M,        then A[i] <- S[q(i)]          (rows gathered)
+//   inverse of 3: S[k] <- A[q^-1(k)],         then A <- S rotated by -j mod M
+//   inverse of 1: S <- A,                     then A <- S rotated by -(j / b) mod M
+// where "rotated by s_j" means out[k][j] = in[(k + s_j) mod M][j]. Within 32 adjacent columns the
+// rotations differ by under 32 rows, so a block reads a band of rows once (coalesced) into shared
+// memory and takes each column's rows from it: no access strides across rows. A's side of each
+// copy is marked streaming (evict first), so that the strip tends to stay in L2 between the two.
 
-enum class ColumnStep { rotate, unrotate, shuffle, unshuffle };
-
-// strip[i][c] = A[i][j0 + c] for the M rows and `width` columns of a strip.
+// One strip of every matrix of a launch: element (k, c) of matrix z at base[z * matrix_stride +
+// k * pitch + c].
 template <typename T>
-__global__ void __launch_bounds__(kThreads)
-    copy_strip(const T* matrix, T* strip, int64_t M, int64_t N, int64_t j0, int64_t width) {
-  const int64_t total = M * width;
-  for (int64_t e = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; e < total; e += int64_t{gridDim.x} * blockDim.x) {
-    const int64_t i = e / width, c = e - i * width;
-    strip[e] = matrix[i * N + j0 + c];
-  }
+struct StripView {
+  T* base;
+  int64_t pitch, matrix_stride;
+  __device__ T* at(int64_t z, int64_t k, int64_t c) const { return base + z * matrix_stride + k * pitch + c; }
+};
+
+template <bool Streaming, typename T>
+__device__ T load(const T* p) {
+  if constexpr (Streaming) return __ldcs(p); else return *p;
+}
+template <bool Streaming, typename T>
+__device__ void store(T* p, T v) {
+  if constexpr (Streaming) __stcs(p, v); else *p = v;
 }
 
-// A[i][j] <- strip[source(i, j)][j - j0], with source the step's row map (core/inplace.hpp):
-// rotate (i + j / b) mod M, unrotate (i - j / b) mod M, shuffle (q(i) + j) mod M, unshuffle
-// q^-1((i - j) mod M).
-template <typename T, ColumnStep Step>
+enum class RowMap { identity, table };
+
+// dst[k][c] <- src[row(k)][c] with row(k) = k or table[k]: whole strip rows moved.
+template <typename T, RowMap Map, bool StreamSource, bool StreamDestination>
 __global__ void __launch_bounds__(kThreads)
-    gather_strip(T* matrix, const T* strip, Decomposition d, const int64_t* q, const int64_t* q_inverse,
-                 int64_t j0, int64_t width) {
-  const int64_t M = d.M, total = M * width;
-  for (int64_t e = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; e < total; e += int64_t{gridDim.x} * blockDim.x) {
-    const int64_t i = e / width, c = e - i * width, j = j0 + c;
-    int64_t source;
-    if (Step == ColumnStep::rotate) {
-      source = d.rotated_row(i, j);
-    } else if (Step == ColumnStep::unrotate) {
-      source = d.unrotated_row(i, j);
-    } else if (Step == ColumnStep::shuffle) {
-      source = q[i] + j % M;
-      if (source >= M) source -= M;
-    } else {
-      const int64_t shift = j % M;
-      source = q_inverse[i >= shift ? i - shift : i + M - shift];
+    move_strip_rows(StripView<const T> src, StripView<T> dst, int64_t M, int64_t width, const int64_t* table) {
+  const int64_t z = blockIdx.z;
+  for (int64_t c = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; c < width; c += int64_t{gridDim.x} * blockDim.x)
+    for (int64_t k = blockIdx.y * int64_t{blockDim.y} + threadIdx.y; k < M; k += int64_t{gridDim.y} * blockDim.y) {
+      const int64_t row = Map == RowMap::table ? table[k] : k;
+      store<StreamDestination>(dst.at(z, k, c), load<StreamSource>(src.at(z, row, c)));
     }
-    matrix[i * d.N + j] = strip[source * width + c];
+}
+
+// Rows of a band tile: more for small elements, within 48 KiB of shared memory.
+template <typename T> constexpr int band_tile_rows() { return sizeof(T) <= 4 ? 128 : sizeof(T) == 8 ? 64 : 32; }
+
+// dst[k][c] <- src[(k + s) mod M][c] with s the rotation of column j = j0 + c: (j / b) mod M when
+// ByQuotient, else j mod M; negated when Negate. A block takes 32 columns (x) and a tile of rows
+// (y, then the next tile); the rotations of its columns exceed the smallest one (the first column's,
+// or the last's when negated) by at most 31, so its band is the tile's rows plus 31.
+template <typename T, bool ByQuotient, bool Negate, bool StreamSource, bool StreamDestination>
+__global__ void __launch_bounds__(kThreads)
+    rotate_strip_columns(StripView<const T> src, StripView<T> dst, int64_t M, int64_t width, int64_t j0, int64_t b) {
+  constexpr int kTileRows = band_tile_rows<T>();
+  __shared__ T band[kTileRows + kWarp][kWarp + 1];
+  const int64_t z = blockIdx.z;
+  const auto rotation = [&](int64_t column) {
+    const int64_t j = j0 + column;
+    const int64_t s = ByQuotient ? (j / b) % M : j % M;
+    return Negate ? (M - s) % M : s;
+  };
+  const int64_t groups = (width + kWarp - 1) / kWarp, tiles = (M + kTileRows - 1) / kTileRows;
+  for (int64_t group = blockIdx.x; group < groups; group += gridDim.x) {
+    const int64_t first = group * kWarp, last = std::min(first + kWarp, width) - 1;
+    const int64_t c = first + threadIdx.x;
+    const int64_t base = rotation(Negate ? last : first);
+    int64_t delta = c <= last ? rotation(c) - base : 0;
+    if (delta < 0) delta += M;
+    for (int64_t tile = blockIdx.y; tile < tiles; tile += gridDim.y) {
+      const int64_t k0 = tile * kTileRows;
+      const int64_t rows = std::min<int64_t>(kTileRows, M - k0);
+      const int64_t start = (k0 + base) % M;
+      for (int t = threadIdx.y; t < rows + kWarp - 1; t += kBlockRows) {
+        int64_t row = start + t;
+        while (row >= M) row -= M;  // once at most, unless M is shorter than a band
+        if (c <= last) band[t][threadIdx.x] = load<StreamSource>(src.at(z, row, c));
+      }
+      __syncthreads();
+      if (c <= last)
+        for (int t = threadIdx.y; t < rows; t += kBlockRows)
+          store<StreamDestination>(dst.at(z, k0 + t, c), band[t + delta][threadIdx.x]);
+      __syncthreads();
+    }
   }
 }
 
+// q(i) and its inverse, the column shuffle's tables.
 __global__ void shuffle_tables(Decomposition d, int64_t* q, int64_t* q_inverse) {
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < d.M; i += int64_t{gridDim.x} * blockDim.x) {
     const int64_t row = d.q(i);
     q[i] = row;
     q_inverse[row] = i;
+  }
+}
+
+// The same rotation for views of fewer rows than a band (M < 64), where a band would read each
+// row many times: each thread takes a column and reads its rows directly.
+template <typename T, bool ByQuotient, bool Negate, bool StreamSource, bool StreamDestination>
+__global__ void __launch_bounds__(kThreads)
+    rotate_short_columns(StripView<const T> src, StripView<T> dst, int64_t M, int64_t width, int64_t j0, int64_t b) {
+  const int64_t z = blockIdx.z;
+  for (int64_t c = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; c < width; c += int64_t{gridDim.x} * blockDim.x) {
+    const int64_t j = j0 + c;
+    int64_t shift = ByQuotient ? (j / b) % M : j % M;
+    if (Negate) shift = (M - shift) % M;
+    for (int64_t k = 0; k < M; ++k) {
+      int64_t row = k + shift;
+      if (row >= M) row -= M;
+      store<StreamDestination>(dst.at(z, k, c), load<StreamSource>(src.at(z, row, c)));
+    }
   }
 }
 
@@ -170,9 +323,10 @@ DeviceLimits device_limits() {
 // Where the decomposition keeps its scratch: the column-shuffle tables, then one buffer that the
 // column strips and (for long rows) chunks of rows take in turn.
 struct Layout {
-  bool rows_in_shared = false;  // a row fits one block's shared memory
-  int64_t rows_per_chunk = 0;   // otherwise: rows copied to scratch at a time
-  int64_t strip_width = 0;      // columns per strip
+  bool rows_in_shared = false;        // a row fits one block's shared memory
+  int64_t rows_per_chunk = 0;         // otherwise: rows copied to scratch at a time
+  int64_t strip_width = 0;            // columns per strip
+  int64_t matrices_per_strip = 1;     // strips as wide as the matrix: matrices of a batch per launch
   int64_t tables_bytes = 0, buffer_bytes = 0;
 
   Layout(const InplaceProblem& p, const DeviceLimits& limits) {
@@ -184,11 +338,14 @@ struct Layout {
       rows_per_chunk = std::clamp<int64_t>(budget / (d.N * size), 1, d.M);
       rows_elements = rows_per_chunk * d.N;
     }
-    // Strips of half the L2 (the gathers then hit it), within the budget, one column at least.
+    // Strips of half the L2 (the gathers then hit it), within the budget, one column at least;
+    // small matrices of a batch share a launch (a grid's z) up to the same size.
     const int64_t strip_target = std::min(budget, std::max<int64_t>(limits.l2_bytes / 2, int64_t{4} << 20));
     strip_width = std::clamp<int64_t>(strip_target / (d.M * size), 1, d.N);
+    if (strip_width == d.N)
+      matrices_per_strip = std::clamp<int64_t>(strip_target / (d.M * d.N * size), 1, std::min<int64_t>(p.batch, 65535));
     tables_bytes = 2 * d.M * int64_t{sizeof(int64_t)};
-    buffer_bytes = std::max(rows_elements, d.M * strip_width) * size;
+    buffer_bytes = std::max(rows_elements, d.M * strip_width * matrices_per_strip) * size;
   }
   int64_t scratch_bytes() const { return tables_bytes + buffer_bytes; }
 };
@@ -198,13 +355,22 @@ int grid_for(int64_t work, int multiprocessors) {
   return static_cast<int>(std::clamp<int64_t>(blocks, 1, int64_t{multiprocessors} * 16));
 }
 
+// Square matrices whose rows all start on a word (n a multiple of K, data aligned to the word)
+// move words; the others single elements.
 template <typename T>
 Status run_square(T* data, const InplaceProblem& p, cudaStream_t stream) {
-  const int64_t tiles = (p.rows + kSquareTile - 1) / kSquareTile;
+  using Word = typename SquareWord<T>::type;
+  constexpr int K = SquareWord<T>::K;
+  const bool words = p.rows % K == 0 && reinterpret_cast<std::uintptr_t>(data) % sizeof(Word) == 0;
+  const int tile = words ? kWarp * K : kWarp;
+  const int64_t tiles = (p.rows + tile - 1) / tile;
   if (tiles > 65535) return fail(Status::unsupported, message("square matrix of ", p.rows, " rows: too many tiles"));
   const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(tiles),
                   static_cast<unsigned>(std::min<int64_t>(p.batch, 65535)));
-  swap_square_tiles<T><<<grid, dim3(kSquareTile, kSquareRowsPerPass), 0, stream>>>(data, p.rows, p.batch);
+  if (words)
+    swap_square_tiles<T, K, Word><<<grid, dim3(kWarp, kBlockRows), 0, stream>>>(data, p.rows, p.batch);
+  else
+    swap_square_tiles<T, 1, T><<<grid, dim3(kWarp, kBlockRows), 0, stream>>>(data, p.rows, p.batch);
   return gpu::check_launch("swap_square_tiles");
 }
 
@@ -213,8 +379,9 @@ Status run_row_step(T* data, const InplaceProblem& p, const Layout& layout, T* b
                     cudaStream_t stream) {
   const Decomposition& d = p.decomposition;
   if (layout.rows_in_shared) {
-    const int64_t shared = d.N * int64_t{sizeof(T)};
-    auto kernel = shuffle_rows_shared<T, Inverse>;
+    const bool staged = !Inverse && 2 * d.N * int64_t{sizeof(T)} <= limits.shared_per_block;
+    const int64_t shared = (staged ? 2 : 1) * d.N * int64_t{sizeof(T)};
+    auto kernel = staged ? shuffle_rows_shared<T, Inverse, !Inverse> : shuffle_rows_shared<T, Inverse, false>;
     XPOSE_GPU_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
     const int64_t rows_total = d.M * p.batch;
     const int grid = static_cast<int>(std::min<int64_t>(rows_total, int64_t{limits.multiprocessors} * 32));
@@ -227,26 +394,80 @@ Status run_row_step(T* data, const InplaceProblem& p, const Layout& layout, T* b
       const int64_t count = std::min(layout.rows_per_chunk, d.M - first);
       XPOSE_GPU_TRY(cudaMemcpyAsync(buffer, matrix + first * d.N, static_cast<size_t>(count * d.N) * sizeof(T),
                                     cudaMemcpyDeviceToDevice, stream));
-      shuffle_rows_global<T, Inverse><<<grid_for(count * d.N, limits.multiprocessors), kThreads, 0, stream>>>(
-          matrix, buffer, d, first, count);
+      // Blocks along a row (x) and over the chunk's rows (y): about 16 blocks per SM in all.
+      const int64_t wanted = int64_t{limits.multiprocessors} * 16;
+      const int64_t along = std::clamp<int64_t>((d.N + kThreads - 1) / kThreads, 1, wanted);
+      const int64_t down = std::clamp<int64_t>(wanted / along, 1, std::min<int64_t>(count, 65535));
+      shuffle_rows_global<T, Inverse><<<dim3(static_cast<unsigned>(along), static_cast<unsigned>(down)), kThreads, 0,
+                                        stream>>>(matrix, buffer, d, first, count);
       if (Status s = gpu::check_launch("shuffle_rows_global"); s != Status::ok) return s;
     }
   }
   return Status::ok;
 }
 
+// A strip's launch: 32 x 8 blocks (columns x rows), or 256 x 1 for views of fewer than 8 rows
+// when rows move whole, about 16 blocks per SM over the strip (or a batch's group of strips).
+dim3 strip_grid(dim3 block, int64_t M, int64_t width, int64_t rows_per_block_step, int64_t matrices,
+                int multiprocessors) {
+  const int64_t wanted = std::max<int64_t>(1, int64_t{multiprocessors} * 16 / matrices);
+  const int64_t along = std::clamp<int64_t>((width + block.x - 1) / block.x, 1, std::max<int64_t>(wanted, 1));
+  const int64_t steps = (M + rows_per_block_step - 1) / rows_per_block_step;
+  const int64_t down = std::clamp<int64_t>(wanted / along, 1, std::min<int64_t>(steps, 65535));
+  return dim3(static_cast<unsigned>(along), static_cast<unsigned>(down), static_cast<unsigned>(matrices));
+}
+
+enum class ColumnStep { rotate, unrotate, shuffle, unshuffle };
+
+// Views of fewer rows than this rotate column by column (a band would reread rows).
+constexpr int64_t kShortColumns = 64;
+
 template <typename T, ColumnStep Step>
 Status run_column_step(T* data, const InplaceProblem& p, const Layout& layout, T* buffer, const int64_t* q,
                        const int64_t* q_inverse, const DeviceLimits& limits, cudaStream_t stream) {
   const Decomposition& d = p.decomposition;
-  for (int64_t m = 0; m < p.batch; ++m) {
-    T* matrix = data + m * p.matrix_elements();
+  const int64_t matrix_elements = p.matrix_elements(), M = d.M;
+  for (int64_t m = 0; m < p.batch; m += layout.matrices_per_strip) {
+    const int64_t matrices = std::min(layout.matrices_per_strip, p.batch - m);
     for (int64_t j0 = 0; j0 < d.N; j0 += layout.strip_width) {
       const int64_t width = std::min(layout.strip_width, d.N - j0);
-      const int grid = grid_for(d.M * width, limits.multiprocessors);
-      copy_strip<T><<<grid, kThreads, 0, stream>>>(matrix, buffer, d.M, d.N, j0, width);
-      gather_strip<T, Step><<<grid, kThreads, 0, stream>>>(matrix, buffer, d, q, q_inverse, j0, width);
-      if (Status s = gpu::check_launch("gather_strip"); s != Status::ok) return s;
+      const StripView<T> a{data + m * matrix_elements + j0, d.N, matrix_elements};
+      const StripView<T> strip{buffer, width, M * width};
+      const StripView<const T> a_in{a.base, a.pitch, a.matrix_stride};
+      const StripView<const T> strip_in{strip.base, strip.pitch, strip.matrix_stride};
+      const dim3 move_block = M < kBlockRows ? dim3(kThreads, 1) : dim3(kWarp, kBlockRows);
+      const dim3 move_grid = strip_grid(move_block, M, width, move_block.y, matrices, limits.multiprocessors);
+      const dim3 band_block(kWarp, kBlockRows);
+      const dim3 band_grid = strip_grid(band_block, M, width, band_tile_rows<T>(), matrices, limits.multiprocessors);
+      // out <- in rotated: by bands of rows, or column by column for short columns.
+      const auto rotate = [&](auto by_quotient, auto negate, auto stream_in, auto stream_out, StripView<const T> in,
+                              StripView<T> out) {
+        constexpr bool kQ = decltype(by_quotient)::value, kN = decltype(negate)::value;
+        constexpr bool kIn = decltype(stream_in)::value, kOut = decltype(stream_out)::value;
+        if (M < kShortColumns) {
+          const dim3 block(kThreads, 1);
+          rotate_short_columns<T, kQ, kN, kIn, kOut><<<strip_grid(block, 1, width, 1, matrices, limits.multiprocessors),
+                                                       block, 0, stream>>>(in, out, M, width, j0, d.b);
+        } else {
+          rotate_strip_columns<T, kQ, kN, kIn, kOut><<<band_grid, band_block, 0, stream>>>(in, out, M, width, j0, d.b);
+        }
+      };
+      using Yes = std::true_type;
+      using No = std::false_type;
+      if (Step == ColumnStep::rotate) {
+        rotate(Yes{}, No{}, Yes{}, No{}, a_in, strip);
+        move_strip_rows<T, RowMap::identity, false, true><<<move_grid, move_block, 0, stream>>>(strip_in, a, M, width, q);
+      } else if (Step == ColumnStep::shuffle) {
+        rotate(No{}, No{}, Yes{}, No{}, a_in, strip);
+        move_strip_rows<T, RowMap::table, false, true><<<move_grid, move_block, 0, stream>>>(strip_in, a, M, width, q);
+      } else if (Step == ColumnStep::unshuffle) {
+        move_strip_rows<T, RowMap::table, true, false><<<move_grid, move_block, 0, stream>>>(a_in, strip, M, width, q_inverse);
+        rotate(No{}, Yes{}, No{}, Yes{}, strip_in, a);
+      } else {
+        move_strip_rows<T, RowMap::identity, true, false><<<move_grid, move_block, 0, stream>>>(a_in, strip, M, width, q);
+        rotate(Yes{}, Yes{}, No{}, Yes{}, strip_in, a);
+      }
+      if (Status s = gpu::check_launch("column step"); s != Status::ok) return s;
     }
   }
   return Status::ok;

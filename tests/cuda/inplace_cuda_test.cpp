@@ -98,9 +98,10 @@ class InplaceCudaLarge : public ::testing::Test {
 
 TEST_F(InplaceCudaLarge, LongRowsStripsAndPrimes) {
   // 3 x 70001 and 70001 x 3: rows of 2^16 elements and more take the global-scratch row step;
-  // 2 x 100003 f32 / c128: rows beyond shared memory; 3001 x 4999: several column strips.
-  const Shape shapes[] = {{3, 70001, 1}, {70001, 3, 1}, {2, 100003, 1}, {100003, 2, 1},
-                          {3001, 4999, 1}, {4999, 3001, 1}, {1000, 1000, 3}};
+  // 2 x 100003: rows beyond shared memory; 5 x 40009: f32 rows that fit shared memory once but not
+  // twice (the forward step scatters to global memory); 3001 x 4999: several column strips.
+  const Shape shapes[] = {{3, 70001, 1}, {70001, 3, 1}, {2, 100003, 1}, {100003, 2, 1}, {5, 40009, 1},
+                          {40009, 5, 1}, {3001, 4999, 1}, {4999, 3001, 1}, {1000, 1000, 3}};
   for (const Shape& shape : shapes) {
     if (std::getenv("XPOSE_TEST_SMALL") && shape.rows * shape.cols > 2'000'000) continue;
     for (DType type : kTypeOfSize) expect_transposed(shape, type);
