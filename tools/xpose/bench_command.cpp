@@ -69,7 +69,8 @@ bool parse_count(const std::string& text, const char* option, bool allow_zero, i
   return false;
 }
 
-// Cases from --rows/--cols/--dtype/--batch: every combination, square when --cols is absent.
+}  // namespace
+
 bool command_line_cases(const BenchArguments& arguments, std::vector<BenchCase>* cases,
                         std::string* error) {
   std::vector<int64_t> rows, cols;
@@ -102,6 +103,8 @@ bool command_line_cases(const BenchArguments& arguments, std::vector<BenchCase>*
   }
   return true;
 }
+
+namespace {
 
 bool parse_dtypes(const std::vector<std::string>& names, std::vector<DType>* dtypes, std::string* error) {
   for (const std::string& name : names) {
@@ -209,6 +212,8 @@ BenchArguments with_random_defaults(const BenchArguments& arguments) {
   return defaults;
 }
 
+}  // namespace
+
 bool choose_device(const BenchArguments& arguments, Device* device, std::string* error) {
   if (arguments.device.empty()) {
     *device = cuda_device_count() > 0 ? Device::cuda : Device::cpu;
@@ -228,6 +233,8 @@ bool choose_device(const BenchArguments& arguments, Device* device, std::string*
   }
   return true;
 }
+
+namespace {
 
 // The variants in run order for one kind of case: memcpy first (the baseline of every ratio),
 // "auto" last. `listed`: --kernels was given, and `wanted` holds the names of it this kind knows
@@ -305,8 +312,8 @@ bool choose_kernels(const BenchArguments& arguments, BenchOptions* options, std:
   return true;
 }
 
-// Whether a CUDA tool (ncu, nsys, compute-sanitizer) is attached: they inject libraries through
-// CUDA_INJECTION64_PATH and LD_PRELOAD. ncu serialises launches, which a held stream would stall.
+}  // namespace
+
 bool cuda_tool_attached() {
   const char* injection = std::getenv("CUDA_INJECTION64_PATH");
   if (injection != nullptr && *injection != '\0') return true;
@@ -324,6 +331,8 @@ std::string utc_now() {
   std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
   return text;
 }
+
+namespace {
 
 RunInfo make_run_info(const BenchOptions& options, const DeviceInfo& device) {
   RunInfo info;
@@ -459,6 +468,11 @@ CLI::App* add_bench_command(CLI::App& app, BenchArguments* a) {
                     "packed blocks into the peer's NCCL symmetric memory), 'send-receive' (ncclSend/ncclRecv of "
                     "packed blocks) or 'auto'; default: the library's default (auto)")
       ->check(CLI::IsMember({"auto", "copy-engine", "send-receive"}))->type_name("KIND")->needs(gpus);
+  // The in-place bench (inplace_bench.hpp): main() hands the run to it when --inplace is given.
+  bench->add_flag("--inplace", a->inplace,
+                  "Time Plan::execute_inplace (rows x cols and back, on one buffer) against memcpy and the "
+                  "out-of-place transpose; every case verified")
+      ->excludes(gpus);
   return bench;
 }
 

@@ -37,6 +37,7 @@ struct BenchArguments {
   bool no_progress = false;
   bool no_launch_gate = false;
   std::string gpus, split, step_bytes, nccl_buffers, exchange;  // the distributed bench (dist_options.hpp)
+  bool inplace = false;  // the in-place bench (inplace_bench.hpp)
 };
 
 CLI::App* add_bench_command(CLI::App& app, BenchArguments* arguments);
@@ -47,5 +48,15 @@ bool resolve_bench_options(const BenchArguments& arguments, const CLI::App& benc
 
 // Runs the bench and writes its reports; returns the exit status.
 int run_bench_command(const BenchOptions& options);
+
+// Shared with the other bench modes (--gpus, --inplace):
+// Cases from --rows/--cols/--dtype/--batch: every combination, square when --cols is absent.
+bool command_line_cases(const BenchArguments& arguments, std::vector<BenchCase>* cases, std::string* error);
+// --device, or cuda when a GPU is visible; false with one line when CUDA cannot run.
+bool choose_device(const BenchArguments& arguments, Device* device, std::string* error);
+// Whether a CUDA tool (ncu, nsys, compute-sanitizer) is attached: they inject libraries through
+// CUDA_INJECTION64_PATH and LD_PRELOAD. ncu serialises launches, which a held stream would stall.
+bool cuda_tool_attached();
+std::string utc_now();  // "2026-11-22T02:33:39Z"
 
 }  // namespace xpose::cli

@@ -16,7 +16,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -74,15 +73,6 @@ int64_t free_device_memory(int device) {
 
 std::string version_string(int version) {  // 13000 -> "13.0"
   return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
-}
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm parts{};
-  gmtime_r(&now, &parts);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
-  return text;
 }
 
 // The exchange the dist plans are asked for (--exchange).

@@ -11,6 +11,7 @@
 #include "build_info.hpp"
 #include "diagnostics.hpp"
 #include "dist_bench.hpp"
+#include "inplace_bench.hpp"
 #include "kernels_command.hpp"
 
 int main(int argc, char** argv) {
@@ -43,6 +44,7 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   if (bench->count("--gpus") > 0) return run_dist_bench_command(bench_arguments, *bench);
+  if (bench_arguments.inplace) return run_inplace_bench_command(bench_arguments, *bench);
   BenchOptions options;
   if (!resolve_bench_options(bench_arguments, *bench, &options, &error)) {
     print_error(error);
