@@ -8,7 +8,10 @@
 #include <complex>
 #include <cstring>
 #include <stdexcept>
+#include <memory>
 #include <thread>
+#include <type_traits>
+#include <vector>
 
 namespace {
 
@@ -78,6 +81,73 @@ void add_openblas(const BenchCase& c, int threads, const std::string& function,
                    }});
 }
 
+// An in-place contender: transpose(data, rows, cols) turns a packed rows x cols matrix into its
+// packed cols x rows transpose. Each run transposes the contender's buffer once, so the runs
+// alternate between the two shapes (the same work either way for these methods).
+Contender in_place(const BenchCase& c, std::string name, std::string method, int threads,
+                   std::function<void(void* data, int64_t rows, int64_t cols)> transpose) {
+  struct State {
+    std::vector<unsigned char> data;
+    bool transposed = false;
+  };
+  auto state = std::make_shared<State>();
+  const auto bytes = static_cast<std::size_t>(c.bytes());
+  Contender contender{std::move(name), std::move(method), threads, true, nullptr, nullptr};
+  contender.run = [c, state, transpose, bytes](const void* in, void*) {
+    if (state->data.empty()) state->data.assign(static_cast<const unsigned char*>(in),
+                                                static_cast<const unsigned char*>(in) + bytes);
+    transpose(state->data.data(), state->transposed ? c.cols : c.rows, state->transposed ? c.rows : c.cols);
+    state->transposed = !state->transposed;
+  };
+  contender.check_in_place = [c, state, transpose, bytes](const void* in, void* out) {
+    state->data.assign(static_cast<const unsigned char*>(in), static_cast<const unsigned char*>(in) + bytes);
+    transpose(state->data.data(), c.rows, c.cols);
+    state->transposed = true;
+    std::memcpy(out, state->data.data(), bytes);
+  };
+  return contender;
+}
+
+Contender xpose_in_place(const BenchCase& c, int threads) {
+  return in_place(c, "xpose inplace", "xpose::Plan::create_inplace + execute_inplace", threads,
+                  [type = c.type, threads](void* data, int64_t rows, int64_t cols) {
+                    xpose::PlanOptions options;
+                    options.threads = threads;
+                    xpose::Plan plan;
+                    if (xpose::Plan::create_inplace(plan, xpose::Matrix{rows, cols}, type, xpose::Device::cpu,
+                                                    options) != xpose::Status::ok ||
+                        plan.execute_inplace(data) != xpose::Status::ok)
+                      throw std::runtime_error(std::string("xpose inplace: ") + xpose::last_error_message());
+                  });
+}
+
+// cblas_?imatcopy(RowMajor, Trans) of a packed rows x cols matrix into its cols x rows transpose.
+template <typename T>
+void imatcopy(T* a, int64_t rows, int64_t cols) {
+  const auto r = static_cast<blasint>(rows), n = static_cast<blasint>(cols);
+  if constexpr (std::is_same_v<T, float>) {
+    cblas_simatcopy(CblasRowMajor, CblasTrans, r, n, 1.0f, a, n, r);
+  } else if constexpr (std::is_same_v<T, double>) {
+    cblas_dimatcopy(CblasRowMajor, CblasTrans, r, n, 1.0, a, n, r);
+  } else if constexpr (std::is_same_v<T, std::complex<float>>) {
+    const float one[2] = {1.0f, 0.0f};
+    cblas_cimatcopy(CblasRowMajor, CblasTrans, r, n, one, reinterpret_cast<float*>(a), n, r);
+  } else {
+    const double one[2] = {1.0, 0.0};
+    cblas_zimatcopy(CblasRowMajor, CblasTrans, r, n, one, reinterpret_cast<double*>(a), n, r);
+  }
+}
+
+template <typename T>
+void add_openblas_in_place(const BenchCase& c, int threads, const std::string& function,
+                           std::vector<Contender>* list) {
+  list->push_back(in_place(c, "openblas imatcopy", function + "(RowMajor, Trans, alpha 1), one call", threads,
+                           [threads](void* data, int64_t rows, int64_t cols) {
+                             openblas_set_num_threads(threads);
+                             imatcopy(static_cast<T*>(data), rows, cols);
+                           }));
+}
+
 template <typename T>
 using RowMajorMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
@@ -126,7 +196,7 @@ bool parse_bench_case(const std::string& text, BenchCase* c) {
   return c->rows > 0 && c->cols > 0;
 }
 
-std::vector<Contender> make_contenders(const BenchCase& c, int threads, bool with_reference) {
+std::vector<Contender> make_contenders(const BenchCase& c, int threads, bool with_reference, bool with_in_place) {
   std::vector<Contender> list;
   list.push_back(xpose_kernel(c, "memcpy", threads, "std::memcpy, one chunk per thread"));
   list.push_back(xpose_kernel(c, "stream_copy", threads,
@@ -150,6 +220,25 @@ std::vector<Contender> make_contenders(const BenchCase& c, int threads, bool wit
       break;
     default:
       break;  // OpenBLAS has no omatcopy for integers or half precision
+  }
+  if (with_in_place) {
+    list.push_back(xpose_in_place(c, threads));
+    switch (c.type) {
+      case xpose::DType::f32:
+        add_openblas_in_place<float>(c, threads, "cblas_simatcopy", &list);
+        break;
+      case xpose::DType::f64:
+        add_openblas_in_place<double>(c, threads, "cblas_dimatcopy", &list);
+        break;
+      case xpose::DType::c64:
+        add_openblas_in_place<std::complex<float>>(c, threads, "cblas_cimatcopy", &list);
+        break;
+      case xpose::DType::c128:
+        add_openblas_in_place<std::complex<double>>(c, threads, "cblas_zimatcopy", &list);
+        break;
+      default:
+        break;
+    }
   }
   switch (xpose::size_of(c.type)) {
     case 1:

@@ -4,6 +4,7 @@
 //
 //   xpose_cpu_compare                       # the default cases, a table on stdout
 //   xpose_cpu_compare --json run.json --cases f32:8192x8192 f64:8191x8193 --reps 15
+//   xpose_cpu_compare --in-place --cases f32:8192x8192 f32:4001x4999   # with the in-place transposes
 //
 // Each case: fresh random non-zero input (finite values for floating types, which OpenBLAS
 // multiplies by alpha); the expected output from xpose's reference; every contender warmed up;
@@ -90,9 +91,9 @@ std::string compare(const unsigned char* got, const unsigned char* expected, int
 }
 
 void measure_case(const BenchCase& c, int threads, int reps, int warmup, bool with_reference,
-                  bool huge_pages, std::vector<Measurement>* all) {
+                  bool with_in_place, bool huge_pages, std::vector<Measurement>* all) {
   const int64_t bytes = c.bytes();
-  std::vector<Contender> contenders = make_contenders(c, threads, with_reference);
+  std::vector<Contender> contenders = make_contenders(c, threads, with_reference, with_in_place);
   Buffer in(bytes, huge_pages), out(bytes, huge_pages), expected(bytes, huge_pages);
   fill_input(c, in.get(), static_cast<uint64_t>(bytes) * 1000003u + static_cast<uint64_t>(c.type));
   xpose::PlanOptions reference;
@@ -126,7 +127,10 @@ void measure_case(const BenchCase& c, int threads, int reps, int warmup, bool wi
     m.threads = contenders[k].threads;
     set_statistics(&m);
     std::memset(out.get(), 0xFF, static_cast<std::size_t>(bytes));
-    contenders[k].run(in.get(), out.get());
+    if (contenders[k].check_in_place)
+      contenders[k].check_in_place(in.get(), out.get());
+    else
+      contenders[k].run(in.get(), out.get());
     m.check = compare(out.get(), contenders[k].transposes ? expected.get() : in.get(), bytes);
     m.passed = m.check == "PASSED";
     all->push_back(m);
@@ -141,7 +145,7 @@ int main(int argc, char** argv) {
                                       "f64:8191x8193", "u8:8192x8192",  "u16:8192x8192",
                                       "c128:4096x4096"};
   int threads = 0, reps = 15, warmup = 3;
-  bool with_reference = true, huge_pages = false;
+  bool with_reference = true, with_in_place = false, huge_pages = false;
   std::string json_path;
   app.add_option("--cases", case_names, "cases as dtype:ROWSxCOLS")->capture_default_str();
   app.add_option("--threads", threads,
@@ -154,6 +158,8 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   app.add_flag("!--no-reference", with_reference, "leave out the (slow) reference loops");
+  app.add_flag("--in-place", with_in_place,
+               "also time in-place transposes: xpose's and OpenBLAS ?imatcopy (f32, f64, c64, c128)");
   app.add_flag("--huge-pages", huge_pages, "advise the kernel to back the buffers with huge pages");
   app.add_option("--json", json_path, "also write the results to this JSON file");
   CLI11_PARSE(app, argc, argv);
@@ -174,7 +180,7 @@ int main(int argc, char** argv) {
   std::vector<Measurement> all;
   try {
     for (const BenchCase& c : cases)
-      measure_case(c, threads, reps, warmup, with_reference, huge_pages, &all);
+      measure_case(c, threads, reps, warmup, with_reference, with_in_place, huge_pages, &all);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "xpose_cpu_compare: %s\n", error.what());
     return 1;

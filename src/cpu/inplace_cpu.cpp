@@ -21,34 +21,40 @@ namespace {
 // Below this many bytes per thread a job stays on fewer threads (as the out-of-place kernels).
 constexpr int64_t kMinBytesPerThread = int64_t{1} << 20;
 
-// Square tiles of 64 bytes a row (at least 8 elements): two of them stay in L1 while swapped.
-int square_tile(int elem_size) { return std::max(8, 64 / elem_size); }
+// Square tiles of 32 x 32 elements: a pair is copied to two buffers (rows read whole), then each
+// buffer is written into the other tile's place a row at a time, its columns read from L1.
+constexpr int64_t kSquareTile = 32;
 
 template <typename T>
-void swap_tile_pair(T* a, int64_t n, int64_t row0, int64_t col0, int64_t tile) {
-  const int64_t rows = std::min(tile, n - row0), cols = std::min(tile, n - col0);
-  if (row0 == col0) {  // a diagonal tile: its upper triangle with its lower one
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t c = r + 1; c < cols; ++c) std::swap(a[(row0 + r) * n + col0 + c], a[(col0 + c) * n + row0 + r]);
-    return;
+void swap_tile_pair(T* a, int64_t n, int64_t row0, int64_t col0) {
+  T upper[kSquareTile][kSquareTile], lower[kSquareTile][kSquareTile];
+  const int64_t rows = std::min(kSquareTile, n - row0), cols = std::min(kSquareTile, n - col0);
+  for (int64_t r = 0; r < rows; ++r) std::memcpy(upper[r], a + (row0 + r) * n + col0, sizeof(T) * cols);
+  if (row0 != col0)
+    for (int64_t c = 0; c < cols; ++c) std::memcpy(lower[c], a + (col0 + c) * n + row0, sizeof(T) * rows);
+  // Tile (col0, row0) takes upper transposed; tile (row0, col0) takes lower transposed (or, on the
+  // diagonal, upper transposed again: the same tile).
+  for (int64_t c = 0; c < cols; ++c) {
+    T* out = a + (col0 + c) * n + row0;
+    for (int64_t r = 0; r < rows; ++r) out[r] = upper[r][c];
   }
-  for (int64_t r = 0; r < rows; ++r) {
-    T* upper = a + (row0 + r) * n + col0;
-    for (int64_t c = 0; c < cols; ++c) std::swap(upper[c], a[(col0 + c) * n + row0 + r]);
-  }
+  if (row0 != col0)
+    for (int64_t r = 0; r < rows; ++r) {
+      T* out = a + (row0 + r) * n + col0;
+      for (int64_t c = 0; c < cols; ++c) out[c] = lower[c][r];
+    }
 }
 
 template <typename T>
 void transpose_square(T* a, int64_t n, int threads) {
-  const int64_t tile = square_tile(sizeof(T));
-  const int64_t tiles = (n + tile - 1) / tile;
+  const int64_t tiles = (n + kSquareTile - 1) / kSquareTile;
   // Tile row I swaps tiles (I, J >= I); rows dealt out in a zigzag so that each thread gets long
   // and short rows alike.
   parallel_for(threads, [&](int t, int count) {
     for (int64_t I = 0; I < tiles; ++I) {
       const int64_t round = I / count, slot = I % count;
       if ((round % 2 == 0 ? slot : count - 1 - slot) != t) continue;
-      for (int64_t J = I; J < tiles; ++J) swap_tile_pair(a, n, I * tile, J * tile, tile);
+      for (int64_t J = I; J < tiles; ++J) swap_tile_pair(a, n, I * kSquareTile, J * kSquareTile);
     }
   });
 }
@@ -100,8 +106,34 @@ void shuffle_rows(T* a, const Decomposition& d, bool inverse, Buffers<T>& buffer
   });
 }
 
-// Steps 1 and 3 or their inverses on strips of `width` columns: each strip is copied to the
-// thread's buffer (M x width) and gathered back into its new rows.
+// Steps 1 and 3 or their inverses on strips of `width` columns, through two strip buffers of the
+// thread, S1 and S2 (M x width each):
+//   step 1  S1 <- A,          S2 <- S1 rotated by (j / b) mod M,   A <- S2
+//   step 3  S1 <- A,          S2 <- S1 rotated by j mod M,         A[i] <- S2[q(i)]
+//   inverse of 3: S1[k] <- A[q^-1(k)],  S2 <- S1 rotated by -j mod M,  A <- S2
+//   inverse of 1: S1 <- A,    S2 <- S1 rotated by -(j / b) mod M,  A <- S2
+// where "rotated by s_j" is out[k][j] = in[(k + s_j) mod M][j]. A's rows are read and written
+// whole (a row of A is a page or more apart from the next: reading down its columns costs a TLB
+// miss per element). A rotation runs over groups of a cache line of columns, row after row: the
+// rows a group reads at one step lie within a band as tall as the group is wide (the rotations of
+// adjacent columns differ by at most 1), so the band stays in L1 as it slides down.
+template <typename T>
+void rotate_rows(const T* in, int64_t in_pitch, T* out, int64_t out_pitch, int64_t M, int64_t width,
+                 const int64_t* shift) {
+  const int64_t group = std::max<int64_t>(1, 64 / int64_t{sizeof(T)});
+  for (int64_t c0 = 0; c0 < width; c0 += group) {
+    const int64_t c1 = std::min(width, c0 + group);
+    for (int64_t k = 0; k < M; ++k) {
+      T* row = out + k * out_pitch;
+      for (int64_t c = c0; c < c1; ++c) {
+        int64_t source = k + shift[c];
+        if (source >= M) source -= M;
+        row[c] = in[source * in_pitch + c];
+      }
+    }
+  }
+}
+
 template <typename T>
 void permute_columns(T* a, const Decomposition& d, ColumnStep step, const std::vector<int64_t>& q,
                      const std::vector<int64_t>& q_inverse, int64_t width, Buffers<T>& buffers, int threads) {
@@ -109,35 +141,31 @@ void permute_columns(T* a, const Decomposition& d, ColumnStep step, const std::v
   const int64_t strips = (N + width - 1) / width;
   parallel_for(threads, [&](int t, int count) {
     T* strip = buffers.per_thread[static_cast<std::size_t>(t)].get();
-    std::vector<int64_t> shift(static_cast<std::size_t>(width));  // per column of the strip
+    std::vector<int64_t> shift(static_cast<std::size_t>(width));  // per column of the strip, in [0, M)
     for (int64_t s = t; s < strips; s += count) {
       const int64_t j0 = s * width, w = std::min(width, N - j0);
-      for (int64_t i = 0; i < M; ++i) std::memcpy(strip + i * w, a + i * N + j0, static_cast<std::size_t>(w) * sizeof(T));
+      T* columns = a + j0;  // the strip within A: pitch N
+      const bool by_quotient = step == ColumnStep::rotate || step == ColumnStep::unrotate;
+      const bool negate = step == ColumnStep::unrotate || step == ColumnStep::unshuffle;
       for (int64_t c = 0; c < w; ++c) {
-        const int64_t j = j0 + c;
-        const int64_t rotation = (step == ColumnStep::rotate || step == ColumnStep::unrotate) ? (j / d.b) % M : j % M;
-        shift[static_cast<std::size_t>(c)] = (step == ColumnStep::rotate || step == ColumnStep::shuffle) ? rotation
-                                                                                                         : (M - rotation) % M;
+        const int64_t j = j0 + c, rotation = by_quotient ? (j / d.b) % M : j % M;
+        shift[static_cast<std::size_t>(c)] = negate ? (M - rotation) % M : rotation;
       }
-      for (int64_t i = 0; i < M; ++i) {
-        T* row = a + i * N + j0;
-        // rotate: row (i + j / b) mod M; shuffle: (q(i) + j) mod M; unrotate: (i - j / b) mod M;
-        // unshuffle: q^-1((i - j) mod M).
-        const int64_t base = step == ColumnStep::shuffle ? q[static_cast<std::size_t>(i)] : i;
-        for (int64_t c = 0; c < w; ++c) {
-          int64_t source = base + shift[static_cast<std::size_t>(c)];
-          if (source >= M) source -= M;
-          if (step == ColumnStep::unshuffle) source = q_inverse[static_cast<std::size_t>(source)];
-          row[c] = strip[source * w + c];
-        }
-      }
+      const auto copy_rows = [&](const T* in, int64_t in_pitch, T* out, int64_t out_pitch, const int64_t* map) {
+        for (int64_t k = 0; k < M; ++k)
+          std::memcpy(out + k * out_pitch, in + (map ? map[k] : k) * in_pitch, static_cast<std::size_t>(w) * sizeof(T));
+      };
+      T* rotated = strip + M * width;  // S2
+      copy_rows(columns, N, strip, w, step == ColumnStep::unshuffle ? q_inverse.data() : nullptr);
+      rotate_rows(strip, w, rotated, w, M, w, shift.data());
+      copy_rows(rotated, w, columns, N, step == ColumnStep::shuffle ? q.data() : nullptr);
     }
   });
 }
 
 // The decomposition's buffers: a row of N elements per thread for the row step (as many threads
-// as the scratch budget allows, one at least), and strips of columns for the column steps that
-// fill half a thread's share of the last-level cache (a cache line wide at least).
+// as the scratch budget allows, one at least), and two strips of columns per thread for the column
+// steps that fill half its share of the last-level cache (a cache line wide at least).
 struct DecomposedLayout {
   int row_threads = 1;
   int64_t strip_width = 1;
@@ -149,11 +177,11 @@ struct DecomposedLayout {
     row_threads = static_cast<int>(
         std::max<int64_t>(1, std::min<int64_t>(threads, inplace_scratch_budget(p) / (d.N * size))));
     const int64_t cache_share = std::max<int64_t>(int64_t{1} << 18, cpu_caches().last_level_bytes / (2 * threads));
-    strip_width = std::min(d.N, std::max(cache_share / (d.M * size), std::max<int64_t>(1, 64 / size)));
+    strip_width = std::min(d.N, std::max(cache_share / (2 * d.M * size), std::max<int64_t>(1, 64 / size)));
     column_threads = static_cast<int>(std::min<int64_t>(threads, (d.N + strip_width - 1) / strip_width));
   }
   int64_t scratch_bytes(const InplaceProblem& p) const {
-    return (row_threads * p.decomposition.N + column_threads * p.decomposition.M * strip_width) * p.elem_size;
+    return (row_threads * p.decomposition.N + column_threads * 2 * p.decomposition.M * strip_width) * p.elem_size;
   }
 };
 
@@ -164,7 +192,7 @@ Status transpose_decomposed(T* a, const InplaceProblem& p, int threads) {
   const int64_t width = layout.strip_width;
   const int row_threads = layout.row_threads, column_threads = layout.column_threads;
   Buffers<T> rows_buffers, strip_buffers;
-  if (!rows_buffers.allocate(row_threads, d.N) || !strip_buffers.allocate(column_threads, d.M * width))
+  if (!rows_buffers.allocate(row_threads, d.N) || !strip_buffers.allocate(column_threads, 2 * d.M * width))
     return fail(Status::out_of_memory, message("in-place transpose of ", p.rows, " x ", p.cols,
                                                ": no memory for its scratch buffers (",
                                                layout.scratch_bytes(p), " bytes)"));
