@@ -421,7 +421,11 @@ Status run_row_step(T* data, const InplaceProblem& p, const Layout& layout, T* b
     const bool staged = !Inverse && 2 * d.N * int64_t{sizeof(T)} <= limits.shared_per_block;
     const int64_t shared = (staged ? 2 : 1) * d.N * int64_t{sizeof(T)};
     auto kernel = staged ? shuffle_rows_shared<T, Inverse, !Inverse> : shuffle_rows_shared<T, Inverse, false>;
-    XPOSE_GPU_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+    // The device's opt-in maximum, always the same value: the attribute is per function and
+    // process-wide, so plans of other row lengths on other threads must not lower it between this
+    // call and the launch.
+    XPOSE_GPU_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(limits.shared_per_block)));
     const int64_t rows_total = d.M * p.batch;
     const int grid = static_cast<int>(std::min<int64_t>(rows_total, int64_t{limits.multiprocessors} * 32));
     kernel<<<grid, kRowThreads, static_cast<size_t>(shared), stream>>>(data, d, rows_total);
