@@ -120,16 +120,41 @@ void shuffle_rows(T* a, const Decomposition& d, bool inverse, Buffers<T>& buffer
 template <typename T>
 void rotate_rows(const T* in, int64_t in_pitch, T* out, int64_t out_pitch, int64_t M, int64_t width,
                  const int64_t* shift) {
-  const int64_t group = std::max<int64_t>(1, 64 / int64_t{sizeof(T)});
-  for (int64_t c0 = 0; c0 < width; c0 += group) {
-    const int64_t c1 = std::min(width, c0 + group);
-    for (int64_t k = 0; k < M; ++k) {
-      T* row = out + k * out_pitch;
-      for (int64_t c = c0; c < c1; ++c) {
-        int64_t source = k + shift[c];
-        if (source >= M) source -= M;
-        row[c] = in[source * in_pitch + c];
+  constexpr int64_t kGroup = std::max<int64_t>(4, 64 / int64_t{sizeof(T)});
+  for (int64_t c0 = 0; c0 < width; c0 += kGroup) {
+    const int64_t g = std::min(kGroup, width - c0);
+    // Each column walks its source rows with a pointer; a column's source wraps to row 0 at
+    // k = M - shift, so the rows run in segments between those points with no index arithmetic.
+    const T* source[kGroup];
+    int64_t wrap[kGroup];
+    for (int64_t c = 0; c < kGroup; ++c) {
+      const int64_t s = c < g ? shift[c0 + c] : 0;
+      source[c] = in + s * in_pitch + c0 + (c < g ? c : 0);
+      wrap[c] = c < g ? M - s : M;
+    }
+    for (int64_t k = 0; k < M;) {
+      int64_t end = M;
+      for (int64_t c = 0; c < kGroup; ++c)
+        if (wrap[c] > k && wrap[c] < end) end = wrap[c];
+      if (g == kGroup) {
+        for (; k < end; ++k) {
+          T* row = out + k * out_pitch + c0;
+          for (int64_t c = 0; c < kGroup; ++c) {
+            row[c] = *source[c];
+            source[c] += in_pitch;
+          }
+        }
+      } else {
+        for (; k < end; ++k) {
+          T* row = out + k * out_pitch + c0;
+          for (int64_t c = 0; c < g; ++c) {
+            row[c] = *source[c];
+            source[c] += in_pitch;
+          }
+        }
       }
+      for (int64_t c = 0; c < g; ++c)
+        if (wrap[c] == k) source[c] = in + c0 + c;
     }
   }
 }
