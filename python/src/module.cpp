@@ -252,7 +252,8 @@ class InplaceCall {
     if (in_.read_only) throw py::value_error("x is read-only");
     Matrix matrix{in_.shape[rank - 2], in_.shape[rank - 1]};
     matrix.batch = 1;
-    for (int k = 0; k < rank - 2; ++k) matrix.batch *= in_.shape[k];
+    for (int k = 0; k < rank - 2; ++k)  // the array exists, so a non-empty product fits
+      matrix.batch = empty ? 0 : matrix.batch * in_.shape[k];
     if (Status s = Plan::create_inplace(plan_, matrix, in_.element.type, in_.device); s != Status::ok)
       raise_status(s);
     out_shape_ = in_.shape;

@@ -60,12 +60,34 @@ def transpose_(x):
     transpose, and the result is x's memory viewed with that shape (``x.reshape(..., cols, rows)``,
     no copy). x itself keeps its old shape, so use the result. GPU work runs on the library's
     current stream. JAX arrays are immutable and are refused (use ``matrix_transpose``)."""
-    if type(x).__module__.partition(".")[0] in ("jax", "jaxlib"):
+    root = type(x).__module__.partition(".")[0]
+    if root in ("jax", "jaxlib"):
         raise TypeError("x is a JAX array, which is immutable: transpose_ cannot change it in place; "
                         "use xpose.matrix_transpose(x)")
-    _apply(x, _xpose.prepare_inplace, (), x)
+    if root == "torch":
+        if x.requires_grad:
+            raise ValueError("x requires grad: transpose_ cannot change a tensor that autograd tracks")
+        if x.dtype.is_complex and (x.is_conj() or x.is_neg()):
+            raise ValueError("x is a conjugate or negative view; transpose_ writes plain tensors only")
     shape = tuple(x.shape)
-    return x.reshape(shape[:-2] + (shape[-1], shape[-2]))
+    if len(shape) < 2:
+        raise ValueError(f"transpose_ needs an array of rank 2 or more; x has rank {len(shape)}")
+    # The result view first: nothing is written if it cannot be made.
+    new_shape = shape[:-2] + (shape[-1], shape[-2])
+    reshape = getattr(x, "reshape", None)
+    if reshape is not None:
+        result = reshape(new_shape)
+    elif hasattr(x, "__array_namespace__"):
+        result = x.__array_namespace__().reshape(x, new_shape)
+    else:
+        raise TypeError(f"x ({type(x).__name__}) has no reshape: xpose cannot return its transposed view")
+    _apply(x, _xpose.prepare_inplace, (), x)
+    if root == "torch":
+        # Autograd must see that x changed (a graph that saved x would otherwise use the new bytes).
+        bump = getattr(getattr(__import__("torch").autograd, "graph", None), "increment_version", None)
+        if bump is not None:
+            bump(x)
+    return result
 
 
 # Names of element types as libraries spell them -> xpose's names. Only the size matters to the

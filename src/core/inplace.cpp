@@ -16,8 +16,9 @@ Status make_inplace_problem(const Matrix& m, DType type, InplaceProblem* problem
   if (m.cols < 0) return invalid(message("cols (", m.cols, ") is negative"));
   if (m.batch < 0) return invalid(message("batch (", m.batch, ") is negative"));
   int64_t elements = 0, bytes = 0;
-  if (__builtin_mul_overflow(m.rows, m.cols, &elements) || __builtin_mul_overflow(elements, m.batch, &bytes) ||
-      __builtin_mul_overflow(bytes, static_cast<int64_t>(elem_size), &bytes))
+  const bool empty = m.rows == 0 || m.cols == 0 || m.batch == 0;  // any size of the others is fine
+  if (!empty && (__builtin_mul_overflow(m.rows, m.cols, &elements) || __builtin_mul_overflow(elements, m.batch, &bytes) ||
+                 __builtin_mul_overflow(bytes, static_cast<int64_t>(elem_size), &bytes)))
     return invalid(message("a batch of ", m.batch, " matrices of ", m.rows, " x ", m.cols, " overflows 64-bit sizes"));
   // The transpose must land where the matrix was, packed: only packed views have that shape.
   const auto packed_only = [&](const char* name, int64_t value, int64_t packed) -> Status {
@@ -27,8 +28,10 @@ Status make_inplace_problem(const Matrix& m, DType type, InplaceProblem* problem
   };
   if (Status s = packed_only("ld_in", m.ld_in, m.cols); s != Status::ok) return s;
   if (Status s = packed_only("ld_out", m.ld_out, m.rows); s != Status::ok) return s;
-  if (Status s = packed_only("stride_in", m.stride_in, elements); s != Status::ok) return s;
-  if (Status s = packed_only("stride_out", m.stride_out, elements); s != Status::ok) return s;
+  if (!empty) {
+    if (Status s = packed_only("stride_in", m.stride_in, elements); s != Status::ok) return s;
+    if (Status s = packed_only("stride_out", m.stride_out, elements); s != Status::ok) return s;
+  }
 
   InplaceProblem p;
   p.rows = m.rows;
@@ -36,7 +39,7 @@ Status make_inplace_problem(const Matrix& m, DType type, InplaceProblem* problem
   p.batch = m.batch;
   p.elem_size = static_cast<int>(elem_size);
   p.type = type;
-  if (elements == 0 || m.batch == 0 || m.rows == 1 || m.cols == 1) {
+  if (empty || m.rows == 1 || m.cols == 1) {
     p.method = InplaceMethod::nothing;
   } else if (m.rows == m.cols) {
     p.method = InplaceMethod::square;

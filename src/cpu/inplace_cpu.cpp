@@ -161,12 +161,13 @@ void rotate_rows(const T* in, int64_t in_pitch, T* out, int64_t out_pitch, int64
 
 template <typename T>
 void permute_columns(T* a, const Decomposition& d, ColumnStep step, const std::vector<int64_t>& q,
-                     const std::vector<int64_t>& q_inverse, int64_t width, Buffers<T>& buffers, int threads) {
+                     const std::vector<int64_t>& q_inverse, int64_t width, Buffers<T>& buffers,
+                     Buffers<int64_t>& shifts, int threads) {
   const int64_t M = d.M, N = d.N;
   const int64_t strips = (N + width - 1) / width;
   parallel_for(threads, [&](int t, int count) {
     T* strip = buffers.per_thread[static_cast<std::size_t>(t)].get();
-    std::vector<int64_t> shift(static_cast<std::size_t>(width));  // per column of the strip, in [0, M)
+    int64_t* shift = shifts.per_thread[static_cast<std::size_t>(t)].get();  // per column of the strip, in [0, M)
     for (int64_t s = t; s < strips; s += count) {
       const int64_t j0 = s * width, w = std::min(width, N - j0);
       T* columns = a + j0;  // the strip within A: pitch N
@@ -174,7 +175,7 @@ void permute_columns(T* a, const Decomposition& d, ColumnStep step, const std::v
       const bool negate = step == ColumnStep::unrotate || step == ColumnStep::unshuffle;
       for (int64_t c = 0; c < w; ++c) {
         const int64_t j = j0 + c, rotation = by_quotient ? (j / d.b) % M : j % M;
-        shift[static_cast<std::size_t>(c)] = negate ? (M - rotation) % M : rotation;
+        shift[c] = negate ? (M - rotation) % M : rotation;
       }
       const auto copy_rows = [&](const T* in, int64_t in_pitch, T* out, int64_t out_pitch, const int64_t* map) {
         for (int64_t k = 0; k < M; ++k)
@@ -182,7 +183,7 @@ void permute_columns(T* a, const Decomposition& d, ColumnStep step, const std::v
       };
       T* rotated = strip + M * width;  // S2
       copy_rows(columns, N, strip, w, step == ColumnStep::unshuffle ? q_inverse.data() : nullptr);
-      rotate_rows(strip, w, rotated, w, M, w, shift.data());
+      rotate_rows(strip, w, rotated, w, M, w, shift);
       copy_rows(rotated, w, columns, N, step == ColumnStep::shuffle ? q.data() : nullptr);
     }
   });
@@ -199,14 +200,21 @@ struct DecomposedLayout {
   DecomposedLayout(const InplaceProblem& p, int threads) {
     const Decomposition& d = p.decomposition;
     const int64_t size = p.elem_size;
-    row_threads = static_cast<int>(
-        std::max<int64_t>(1, std::min<int64_t>(threads, inplace_scratch_budget(p) / (d.N * size))));
     const int64_t cache_share = std::max<int64_t>(int64_t{1} << 18, cpu_caches().last_level_bytes / (2 * threads));
     strip_width = std::min(d.N, std::max(cache_share / (2 * d.M * size), std::max<int64_t>(1, 64 / size)));
     column_threads = static_cast<int>(std::min<int64_t>(threads, (d.N + strip_width - 1) / strip_width));
+    // The row buffers take what the budget leaves (one row at least).
+    const int64_t rest = inplace_scratch_budget(p) - column_bytes(p);
+    row_threads = static_cast<int>(std::clamp<int64_t>(rest / (d.N * size), 1, threads));
+  }
+  // Two strips and a column's shifts per column thread, and the column shuffle's two tables.
+  int64_t column_bytes(const InplaceProblem& p) const {
+    const Decomposition& d = p.decomposition;
+    return column_threads * strip_width * (2 * d.M * p.elem_size + int64_t{sizeof(int64_t)}) +
+           2 * d.M * int64_t{sizeof(int64_t)};
   }
   int64_t scratch_bytes(const InplaceProblem& p) const {
-    return (row_threads * p.decomposition.N + column_threads * 2 * p.decomposition.M * strip_width) * p.elem_size;
+    return row_threads * p.decomposition.N * p.elem_size + column_bytes(p);
   }
 };
 
@@ -216,23 +224,34 @@ Status transpose_decomposed(T* a, const InplaceProblem& p, int threads) {
   const DecomposedLayout layout(p, threads);
   const int64_t width = layout.strip_width;
   const int row_threads = layout.row_threads, column_threads = layout.column_threads;
+  // Everything is allocated before the first step, so that no memory shortage can stop a
+  // transpose halfway.
   Buffers<T> rows_buffers, strip_buffers;
-  if (!rows_buffers.allocate(row_threads, d.N) || !strip_buffers.allocate(column_threads, 2 * d.M * width))
+  Buffers<int64_t> shifts;
+  std::vector<int64_t> q, q_inverse;
+  bool allocated = rows_buffers.allocate(row_threads, d.N) && strip_buffers.allocate(column_threads, 2 * d.M * width) &&
+                   shifts.allocate(column_threads, width);
+  if (allocated) {
+    try {
+      column_shuffle_tables(d, &q, &q_inverse);
+    } catch (const std::bad_alloc&) {
+      allocated = false;
+    }
+  }
+  if (!allocated)
     return fail(Status::out_of_memory, message("in-place transpose of ", p.rows, " x ", p.cols,
                                                ": no memory for its scratch buffers (",
                                                layout.scratch_bytes(p), " bytes)"));
-  std::vector<int64_t> q, q_inverse;
-  column_shuffle_tables(d, &q, &q_inverse);
   for (int64_t m = 0; m < p.batch; ++m) {
     T* matrix = a + m * p.matrix_elements();
     if (!d.inverse) {
-      if (d.rotate) permute_columns(matrix, d, ColumnStep::rotate, q, q_inverse, width, strip_buffers, column_threads);
+      if (d.rotate) permute_columns(matrix, d, ColumnStep::rotate, q, q_inverse, width, strip_buffers, shifts, column_threads);
       shuffle_rows(matrix, d, false, rows_buffers, row_threads);
-      permute_columns(matrix, d, ColumnStep::shuffle, q, q_inverse, width, strip_buffers, column_threads);
+      permute_columns(matrix, d, ColumnStep::shuffle, q, q_inverse, width, strip_buffers, shifts, column_threads);
     } else {
-      permute_columns(matrix, d, ColumnStep::unshuffle, q, q_inverse, width, strip_buffers, column_threads);
+      permute_columns(matrix, d, ColumnStep::unshuffle, q, q_inverse, width, strip_buffers, shifts, column_threads);
       shuffle_rows(matrix, d, true, rows_buffers, row_threads);
-      if (d.rotate) permute_columns(matrix, d, ColumnStep::unrotate, q, q_inverse, width, strip_buffers, column_threads);
+      if (d.rotate) permute_columns(matrix, d, ColumnStep::unrotate, q, q_inverse, width, strip_buffers, shifts, column_threads);
     }
   }
   return Status::ok;

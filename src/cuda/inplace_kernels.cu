@@ -561,9 +561,10 @@ Status cuda_transpose_inplace(void* data, const InplaceProblem& p, void* stream_
   const DeviceLimits limits = device_limits();
   const int64_t scratch_bytes = Layout(p, limits).scratch_bytes();
   void* scratch = nullptr;
-  if (Status s = gpu::check(cudaMallocAsync(&scratch, static_cast<size_t>(scratch_bytes), stream), "cudaMallocAsync");
-      s != Status::ok)
-    return s;
+  if (const cudaError_t e = cudaMallocAsync(&scratch, static_cast<size_t>(scratch_bytes), stream); e != cudaSuccess) {
+    cudaGetLastError();  // a failed allocation is not this thread's next launch's error
+    return gpu::check(e, "cudaMallocAsync");
+  }
   cuda::dispatch_size(p.elem_size, [&](auto size) {
     using T = typename Element<decltype(size)::value>::type;
     status = run_decomposed(static_cast<T*>(data), p, limits, static_cast<unsigned char*>(scratch), stream);

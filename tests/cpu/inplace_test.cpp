@@ -159,6 +159,9 @@ TEST(InplaceValidation, RefusesWhatItCannotDoAndWritesNothing) {
   EXPECT_EQ(xpose::transpose_inplace(nullptr, 6, 10, DType::f32), Status::invalid_argument);
   EXPECT_THAT(xpose::last_error_message(), HasSubstr("data is null"));
   EXPECT_EQ(xpose::transpose_inplace(nullptr, 0, 10, DType::f32), Status::ok);  // nothing to touch
+  Matrix empty_huge{0, int64_t{1} << 62};  // empty: the other sizes may be anything
+  empty_huge.batch = int64_t{1} << 62;
+  EXPECT_EQ(xpose::transpose_inplace(nullptr, empty_huge, DType::c128), Status::ok) << xpose::last_error_message();
 
   xpose::PlanOptions options;
   options.kernel = "tile";
