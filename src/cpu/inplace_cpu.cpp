@@ -3,6 +3,7 @@
 // diagonal; other shapes run the three row and column permutations of core/inplace.hpp, each
 // through a small buffer: a row for the row shuffle, a strip of columns for the column steps.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -14,6 +15,7 @@
 #include "cpu/cpu_caches.hpp"
 #include "cpu/element.hpp"
 #include "cpu/thread_pool.hpp"
+#include "cpu/transpose_blocked.hpp"
 
 namespace xpose::detail {
 namespace {
@@ -21,40 +23,53 @@ namespace {
 // Below this many bytes per thread a job stays on fewer threads (as the out-of-place kernels).
 constexpr int64_t kMinBytesPerThread = int64_t{1} << 20;
 
-// Square tiles of 32 x 32 elements: a pair is copied to two buffers (rows read whole), then each
-// buffer is written into the other tile's place a row at a time, its columns read from L1.
-constexpr int64_t kSquareTile = 32;
+// Square matrices: tile pairs (I, J) and (J, I) swapped through one buffer of a tile: tile (I, J)
+// is copied to the buffer, tile (J, I) transposed into its place, then the buffer transposed into
+// (J, I)'s place; a diagonal tile is copied and transposed back. The transposes are the vector
+// tiles of the out-of-place path (transpose_blocked, one thread, no streaming stores: a tile is
+// read back soon). Tiles of 64 elements a side up to 4-byte elements (16 KiB for f32), 32 for 8
+// bytes, 16 for 16.
+int64_t square_tile(int elem_size) { return elem_size == 1 ? 128 : elem_size <= 4 ? 64 : elem_size == 8 ? 32 : 16; }
 
-template <typename T>
-void swap_tile_pair(T* a, int64_t n, int64_t row0, int64_t col0) {
-  T upper[kSquareTile][kSquareTile], lower[kSquareTile][kSquareTile];
-  const int64_t rows = std::min(kSquareTile, n - row0), cols = std::min(kSquareTile, n - col0);
-  for (int64_t r = 0; r < rows; ++r) std::memcpy(upper[r], a + (row0 + r) * n + col0, sizeof(T) * cols);
-  if (row0 != col0)
-    for (int64_t c = 0; c < cols; ++c) std::memcpy(lower[c], a + (col0 + c) * n + row0, sizeof(T) * rows);
-  // Tile (col0, row0) takes upper transposed; tile (row0, col0) takes lower transposed (or, on the
-  // diagonal, upper transposed again: the same tile).
-  for (int64_t c = 0; c < cols; ++c) {
-    T* out = a + (col0 + c) * n + row0;
-    for (int64_t r = 0; r < rows; ++r) out[r] = upper[r][c];
-  }
-  if (row0 != col0)
-    for (int64_t r = 0; r < rows; ++r) {
-      T* out = a + (row0 + r) * n + col0;
-      for (int64_t c = 0; c < cols; ++c) out[c] = lower[c][r];
-    }
+Transpose2D tile_problem(int64_t rows, int64_t cols, int64_t ld_in, int64_t ld_out, int elem_size, DType type) {
+  Transpose2D p;
+  p.rows = rows;
+  p.cols = cols;
+  p.ld_in = ld_in;
+  p.ld_out = ld_out;
+  p.batch = 1;
+  p.stride_in = rows * ld_in;
+  p.stride_out = cols * ld_out;
+  p.elem_size = elem_size;
+  p.type = type;
+  return p;
 }
 
 template <typename T>
-void transpose_square(T* a, int64_t n, int threads) {
-  const int64_t tiles = (n + kSquareTile - 1) / kSquareTile;
+void swap_tile_pair(T* a, int64_t n, int64_t row0, int64_t col0, int64_t tile, T* buffer, DType type) {
+  BlockedOptions options;
+  options.stream_from_bytes = INT64_MAX;
+  const int size = static_cast<int>(sizeof(T));
+  const int64_t rows = std::min(tile, n - row0), cols = std::min(tile, n - col0);
+  T* upper = a + row0 * n + col0;  // rows x cols
+  T* lower = a + col0 * n + row0;  // cols x rows
+  for (int64_t r = 0; r < rows; ++r) std::memcpy(buffer + r * cols, upper + r * n, sizeof(T) * cols);
+  if (row0 != col0) transpose_blocked(lower, upper, tile_problem(cols, rows, n, n, size, type), 1, options);
+  transpose_blocked(buffer, lower, tile_problem(rows, cols, cols, n, size, type), 1, options);
+}
+
+template <typename T>
+void transpose_square(T* a, int64_t n, int threads, DType type) {
+  const int64_t tile = square_tile(sizeof(T));
+  const int64_t tiles = (n + tile - 1) / tile;
   // Tile row I swaps tiles (I, J >= I); rows dealt out in a zigzag so that each thread gets long
   // and short rows alike.
   parallel_for(threads, [&](int t, int count) {
+    std::vector<T> buffer(static_cast<std::size_t>(tile * tile));
     for (int64_t I = 0; I < tiles; ++I) {
       const int64_t round = I / count, slot = I % count;
       if ((round % 2 == 0 ? slot : count - 1 - slot) != t) continue;
-      for (int64_t J = I; J < tiles; ++J) swap_tile_pair(a, n, I * kSquareTile, J * kSquareTile);
+      for (int64_t J = I; J < tiles; ++J) swap_tile_pair(a, n, I * tile, J * tile, tile, buffer.data(), type);
     }
   });
 }
@@ -271,7 +286,7 @@ Status cpu_transpose_inplace(void* data, const InplaceProblem& p, int threads) {
     using T = decltype(element);
     T* a = static_cast<T*>(data);
     if (p.method == InplaceMethod::square) {
-      for (int64_t m = 0; m < p.batch; ++m) transpose_square(a + m * p.matrix_elements(), p.rows, n);
+      for (int64_t m = 0; m < p.batch; ++m) transpose_square(a + m * p.matrix_elements(), p.rows, n, p.type);
     } else if (p.method == InplaceMethod::decomposed) {
       status = transpose_decomposed(a, p, n);
     }
