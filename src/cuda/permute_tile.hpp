@@ -351,6 +351,9 @@ XPOSE_UNROLL
       }
       return;
     }
+    if constexpr (G::kPerWord == 1 && G::kWordsPerVector > 1) {
+      if (p.log2_tile_cols >= kLog2WordsPerVector) return store_word_groups(o, out);
+    }
     // One element per thread and step, consecutive threads along a tile column.
     const int count = tile_rows() << p.log2_tile_cols;
     for (int base = thread; base < count; base += kInFlight * threads) {
@@ -366,6 +369,37 @@ XPOSE_UNROLL
         const int e = base + k * threads, c = e >> p.log2_tile_rows, r = e & (tile_rows() - 1);
         if (e < count && r < o.rows_here && c < o.cols_here)
           *reinterpret_cast<Element*>(output(out, o, r, c)) = values[k];
+      }
+    }
+  }
+
+  // The element-wise store of 4- and 8-byte elements (output runs off 16 bytes), free of bank
+  // conflicts: the swizzle gives the V rows of a row block one XOR pattern, so a warp reading one
+  // column down 32 rows would meet each bank V times. Here an item is a row and a group of L = V
+  // columns (one 16-byte word group); its thread reads the group's L words starting at column
+  // (row mod L), so that the rows of a block fall on different banks, and then stores the L
+  // columns in order, consecutive threads along rows: each store instruction of a warp writes
+  // 32 consecutive elements of one output run.
+  static constexpr int kLog2WordsPerVector = G::kWordsPerVector == 4 ? 2 : G::kWordsPerVector == 2 ? 1 : 0;
+  XPOSE_HOST_DEVICE void store_word_groups(const TileOrigin& o, uint8_t* __restrict__ out) const {
+    constexpr int L = G::kWordsPerVector;
+    const Word* words = reinterpret_cast<const Word*>(tile);
+    const int items = tile_rows() << (p.log2_tile_cols - kLog2WordsPerVector);
+    for (int item = thread; item < items; item += threads) {
+      const int r = item & (tile_rows() - 1);
+      const int c0 = (item >> p.log2_tile_rows) * L;
+      if (r >= o.rows_here || c0 >= o.cols_here) continue;
+      Word read[L];  // read[j] is column c0 + ((r + j) mod L)
+XPOSE_UNROLL
+      for (int j = 0; j < L; ++j) read[j] = words[r * words_per_row() + swizzled(r, c0 + ((r + j) & (L - 1)))];
+XPOSE_UNROLL
+      for (int m = 0; m < L; ++m) {
+        if (c0 + m >= o.cols_here) break;
+        const int slot = (m - r) & (L - 1);  // where column c0 + m was read; selects keep `read` in registers
+        Word value = read[0];
+XPOSE_UNROLL
+        for (int j = 1; j < L; ++j) value = slot == j ? read[j] : value;
+        *reinterpret_cast<Element*>(output(out, o, r, c0 + m)) = value;
       }
     }
   }
