@@ -7,6 +7,13 @@
 #include "core/error.hpp"
 
 namespace xpose::detail {
+namespace {
+
+// square_part from this many bytes per matrix: below it the decomposition's few launches per
+// matrix cost less than square_part's six (copies, the square, the rest) per matrix of a batch.
+constexpr int64_t kSquarePartFromBytes = int64_t{16} << 20;
+
+}  // namespace
 
 Status make_inplace_problem(const Matrix& m, DType type, InplaceProblem* problem) {
   const auto invalid = [](const std::string& text) { return fail(Status::invalid_argument, text); };
@@ -44,7 +51,6 @@ Status make_inplace_problem(const Matrix& m, DType type, InplaceProblem* problem
   } else if (m.rows == m.cols) {
     p.method = InplaceMethod::square;
   } else {
-    p.method = InplaceMethod::decomposed;
     Decomposition& d = p.decomposition;
     d.M = std::min(m.rows, m.cols);
     d.N = std::max(m.rows, m.cols);
@@ -53,6 +59,11 @@ Status make_inplace_problem(const Matrix& m, DType type, InplaceProblem* problem
     d.b = d.N / c;
     d.rotate = c > 1;
     d.inverse = m.rows > m.cols;
+    // The rest within half the budget (so that staging gets the other half), and matrices large
+    // enough that square_part's launches per matrix do not count.
+    const bool rest_fits = (d.N - d.M) * d.M * p.elem_size <= inplace_scratch_budget(p) / 2;
+    p.method = rest_fits && elements * p.elem_size >= kSquarePartFromBytes ? InplaceMethod::square_part
+                                                                            : InplaceMethod::decomposed;
   }
   *problem = std::move(p);
   return Status::ok;
@@ -69,7 +80,19 @@ void column_shuffle_tables(const Decomposition& d, std::vector<int64_t>* q, std:
 }
 
 int64_t inplace_scratch_budget(const InplaceProblem& problem) {
+  if (problem.scratch_budget > 0) return problem.scratch_budget;
   return std::max<int64_t>(int64_t{64} << 20, problem.bytes() / 100);
+}
+
+SquarePartLayout::SquarePartLayout(const InplaceProblem& p) {
+  const Decomposition& d = p.decomposition;
+  const int64_t row_bytes = d.M * p.elem_size;
+  rest_bytes = (d.N - d.M) * row_bytes;
+  staging_rows = std::clamp<int64_t>((inplace_scratch_budget(p) - rest_bytes) / row_bytes, 1, std::max<int64_t>(d.M - 1, 1));
+}
+
+int64_t SquarePartLayout::scratch_bytes(const InplaceProblem& p) const {
+  return rest_bytes + staging_rows * p.decomposition.M * p.elem_size;
 }
 
 }  // namespace xpose::detail

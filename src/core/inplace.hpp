@@ -12,6 +12,14 @@
 // for the matrix. A matrix with more rows than columns is viewed as its transpose's shape (the
 // same bytes read as cols x rows, which has M <= N) and gets the three steps' inverses in reverse
 // order, since transposing rows x cols undoes transposing cols x rows.
+//
+// A rectangular matrix whose part beyond its leading square (the rest: (N - M) x M elements) fits
+// half the scratch budget takes a shorter way, `square_part`, each step a copy or a transpose that
+// streams memory. Wide (M rows of N): the rest's columns are copied out to scratch, the square's
+// rows moved together (row i from i N to i M, through a staging buffer, rows in increasing order),
+// the square transposed in place, and the rest transposed from scratch into the rows after it.
+// Tall (N rows of M): the same steps undone, in reverse order (the rest's rows copied out, the
+// square transposed, its rows moved apart, decreasing order, the rest transposed into the gaps).
 #pragma once
 
 #include <cstdint>
@@ -26,6 +34,7 @@ enum class InplaceMethod {
   nothing,     // empty, or a single row or column: the bytes already are the transpose
   square,      // tile pairs swapped across the diagonal
   decomposed,  // the three permutations above
+  square_part,  // the leading square in place, the rest through scratch (above)
 };
 
 // The decomposition's view and constants (M <= N).
@@ -54,7 +63,8 @@ struct InplaceProblem {
   int elem_size = 0;
   DType type = DType::u8;
   InplaceMethod method = InplaceMethod::nothing;
-  Decomposition decomposition;  // for method == decomposed
+  Decomposition decomposition;  // M, N and inverse (tall) for decomposed and square_part; a, b, rotate for decomposed
+  int64_t scratch_budget = 0;   // 0: inplace_scratch_budget's rule; tests set less to force small steps
 
   int64_t matrix_elements() const { return rows * cols; }
   int64_t bytes() const { return rows * cols * batch * elem_size; }
@@ -67,8 +77,18 @@ Status make_inplace_problem(const Matrix& matrix, DType type, InplaceProblem* pr
 // q(i) for every i of [0, M), and its inverse: the column shuffle's tables.
 void column_shuffle_tables(const Decomposition& d, std::vector<int64_t>* q, std::vector<int64_t>* q_inverse);
 
-// The scratch a backend takes per execute: the budget it may use, max(64 MiB, 1% of the data).
+// The scratch a backend takes per execute: the budget it may use, max(64 MiB, 1% of the data)
+// (or the problem's own scratch_budget).
 int64_t inplace_scratch_budget(const InplaceProblem& problem);
+
+// square_part's scratch: the rest ((N - M) x M elements), then a staging buffer of whole rows of
+// the square (what the budget leaves, one row at least, the M - 1 rows that move at most).
+struct SquarePartLayout {
+  int64_t rest_bytes = 0;
+  int64_t staging_rows = 0;
+  explicit SquarePartLayout(const InplaceProblem& problem);
+  int64_t scratch_bytes(const InplaceProblem& problem) const;
+};
 
 // The backends. Arguments are validated and the method is not `nothing`.
 Status cpu_transpose_inplace(void* data, const InplaceProblem& problem, int threads);

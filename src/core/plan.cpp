@@ -208,6 +208,7 @@ const char* Plan::kernel_name() const {
     switch (impl_->inplace.method) {
       case detail::InplaceMethod::square: return "inplace_square";
       case detail::InplaceMethod::decomposed: return "inplace_decomposed";
+      case detail::InplaceMethod::square_part: return "inplace_square_part";
       default: return "inplace_none";
     }
   }

@@ -272,9 +272,62 @@ Status transpose_decomposed(T* a, const InplaceProblem& p, int threads) {
   return Status::ok;
 }
 
+// Rows of `width` elements copied from `src` (rows `src_pitch` apart) to `dst` (`dst_pitch`
+// apart), split over the threads; source and destination do not overlap.
+template <typename T>
+void copy_rows_parallel(T* dst, int64_t dst_pitch, const T* src, int64_t src_pitch, int64_t width, int64_t rows,
+                        int threads) {
+  const int n = threads_for(threads, rows * width * int64_t{sizeof(T)}, kMinBytesPerThread);
+  parallel_for(n, [&](int t, int count) {
+    for (int64_t r = rows * t / count; r < rows * (t + 1) / count; ++r)
+      std::memcpy(dst + r * dst_pitch, src + r * src_pitch, sizeof(T) * static_cast<std::size_t>(width));
+  });
+}
+
+// square_part (core/inplace.hpp): the rest through scratch, the square's rows moved through a
+// staging buffer of whole rows, the square by transpose_square.
+template <typename T>
+Status transpose_square_part(T* a, const InplaceProblem& p, int threads) {
+  const Decomposition& d = p.decomposition;
+  const int64_t M = d.M, N = d.N, R = N - M;
+  const SquarePartLayout layout(p);
+  std::unique_ptr<T[]> scratch(new (std::nothrow) T[static_cast<std::size_t>(R * M + layout.staging_rows * M)]);
+  if (!scratch)
+    return fail(Status::out_of_memory, message("in-place transpose of ", p.rows, " x ", p.cols,
+                                               ": no memory for its scratch (", layout.scratch_bytes(p), " bytes)"));
+  T* rest = scratch.get();
+  T* staging = rest + R * M;
+  const int size = static_cast<int>(sizeof(T));
+  for (int64_t m = 0; m < p.batch; ++m) {
+    T* matrix = a + m * p.matrix_elements();
+    if (!d.inverse) {  // M rows of N: rest = columns M..N-1 of every row
+      copy_rows_parallel(rest, R, matrix + M, N, R, M, threads);
+      for (int64_t first = 1; first < M; first += layout.staging_rows) {  // row i from i N to i M
+        const int64_t count = std::min(layout.staging_rows, M - first);
+        copy_rows_parallel(staging, M, matrix + first * N, N, M, count, threads);
+        copy_rows_parallel(matrix + first * M, M, staging, M, M, count, threads);
+      }
+      transpose_square(matrix, M, threads, p.type);
+      transpose_blocked(rest, matrix + M * M, tile_problem(M, R, R, M, size, p.type), threads);
+    } else {  // N rows of M: rest = rows M..N-1
+      copy_rows_parallel(rest, M, matrix + M * M, M, M, R, threads);
+      transpose_square(matrix, M, threads, p.type);
+      for (int64_t end = M; end > 1;) {  // row j from j M to j N, the last rows first
+        const int64_t first = std::max<int64_t>(1, end - layout.staging_rows), count = end - first;
+        copy_rows_parallel(staging, M, matrix + first * M, M, M, count, threads);
+        copy_rows_parallel(matrix + first * N, N, staging, M, M, count, threads);
+        end = first;
+      }
+      transpose_blocked(rest, matrix + M, tile_problem(R, M, M, N, size, p.type), threads);
+    }
+  }
+  return Status::ok;
+}
+
 }  // namespace
 
 int64_t cpu_inplace_scratch_bytes(const InplaceProblem& p, int threads) {
+  if (p.method == InplaceMethod::square_part) return SquarePartLayout(p).scratch_bytes(p);
   if (p.method != InplaceMethod::decomposed) return 0;
   return DecomposedLayout(p, threads_for(threads, p.bytes(), kMinBytesPerThread)).scratch_bytes(p);
 }
@@ -289,6 +342,8 @@ Status cpu_transpose_inplace(void* data, const InplaceProblem& p, int threads) {
       for (int64_t m = 0; m < p.batch; ++m) transpose_square(a + m * p.matrix_elements(), p.rows, n, p.type);
     } else if (p.method == InplaceMethod::decomposed) {
       status = transpose_decomposed(a, p, n);
+    } else if (p.method == InplaceMethod::square_part) {
+      status = transpose_square_part(a, p, n);
     }
   });
   return status;

@@ -15,6 +15,8 @@
 
 #include "core/error.hpp"
 #include "core/inplace.hpp"
+#include "core/kernel_registry.hpp"
+#include "core/problem.hpp"
 #include "cuda/device_types.cuh"
 #include "cuda/gpu_runtime.hpp"
 
@@ -542,9 +544,102 @@ Status run_decomposed(T* data, const InplaceProblem& p, const DeviceLimits& limi
   return Status::ok;
 }
 
+// Rows of `width` units from `src` (rows `src_pitch` units apart) to `dst` (`dst_pitch` apart):
+// blocks along a row (x) and over rows (y), consecutive threads on consecutive units.
+template <typename U>
+__global__ void __launch_bounds__(kThreads)
+    copy_rows_kernel(U* __restrict__ dst, int64_t dst_pitch, const U* __restrict__ src, int64_t src_pitch,
+                     int64_t width, int64_t rows) {
+  for (int64_t row = blockIdx.y; row < rows; row += gridDim.y)
+    for (int64_t c = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; c < width; c += int64_t{gridDim.x} * blockDim.x)
+      dst[row * dst_pitch + c] = src[row * src_pitch + c];
+}
+
+// Rows of `width` elements from `src` (rows `src_pitch` elements apart) to `dst` (`dst_pitch`
+// apart; no overlap), moved in the widest unit of up to 16 bytes that both pointers, both pitches
+// and the width allow. (cudaMemcpy2DAsync between device rows ran at about half a copy's rate.)
+template <typename T>
+Status copy_rows(T* dst, int64_t dst_pitch, const T* src, int64_t src_pitch, int64_t width, int64_t rows,
+                 int multiprocessors, cudaStream_t stream) {
+  if (width == 0 || rows == 0) return Status::ok;
+  constexpr int64_t size = sizeof(T);
+  const uint64_t bits = reinterpret_cast<std::uintptr_t>(dst) | reinterpret_cast<std::uintptr_t>(src) |
+                        static_cast<uint64_t>(dst_pitch * size) | static_cast<uint64_t>(src_pitch * size) |
+                        static_cast<uint64_t>(width * size);
+  const int unit = bits % 16 == 0 ? 16 : bits % 8 == 0 ? 8 : bits % 4 == 0 ? 4 : bits % 2 == 0 ? 2 : 1;
+  const int64_t units = width * size / unit;
+  const int64_t along = std::clamp<int64_t>((units + kThreads - 1) / kThreads, 1, 32);
+  const int64_t down = std::clamp<int64_t>(int64_t{multiprocessors} * 32 / along, 1, std::min<int64_t>(rows, 65535));
+  const dim3 grid(static_cast<unsigned>(along), static_cast<unsigned>(down));
+  cuda::dispatch_size(unit, [&](auto u) {
+    using U = typename Element<decltype(u)::value>::type;
+    copy_rows_kernel<U><<<grid, kThreads, 0, stream>>>(reinterpret_cast<U*>(dst), dst_pitch * size / unit,
+                                                      reinterpret_cast<const U*>(src), src_pitch * size / unit, units,
+                                                      rows);
+  });
+  return gpu::check_launch("copy_rows_kernel");
+}
+
+// The out-of-place transpose of rows x cols (ld_in) into `out` (ld_out), by the 2D kernel that
+// the out-of-place plans would choose for it.
+Status transpose_rest(const void* in, void* out, int64_t rows, int64_t cols, int64_t ld_in, int64_t ld_out, DType type,
+                      cudaStream_t stream) {
+  Transpose2D problem;
+  if (Status s = make_problem(Matrix{rows, cols, ld_in, ld_out, 1, 0, 0}, type, &problem); s != Status::ok) return s;
+  const Kernel* kernel = choose_cuda_kernel(problem);
+  if (kernel == nullptr) return fail(Status::internal_error, "in-place transpose: no 2D kernel for the rest");
+  return kernel->run(in, out, problem, LaunchContext{stream, 0});
+}
+
+// square_part (core/inplace.hpp), every step stream-ordered: the rest and the moving rows through
+// scratch, the square by run_square.
+template <typename T>
+Status run_square_part(T* data, const InplaceProblem& p, int multiprocessors, unsigned char* scratch,
+                       cudaStream_t stream) {
+  const Decomposition& d = p.decomposition;
+  const int64_t M = d.M, N = d.N, R = N - M;
+  const SquarePartLayout layout(p);
+  T* rest = reinterpret_cast<T*>(scratch);
+  T* staging = rest + R * M;
+  InplaceProblem square = p;
+  square.rows = square.cols = M;
+  square.batch = 1;
+  square.method = InplaceMethod::square;
+#define XPOSE_STEP(call)                                  \
+  do {                                                    \
+    if (Status s_ = (call); s_ != Status::ok) return s_;  \
+  } while (0)
+  for (int64_t m = 0; m < p.batch; ++m) {
+    T* matrix = data + m * p.matrix_elements();
+    if (!d.inverse) {  // M rows of N: rest = columns M..N-1 of every row
+      XPOSE_STEP(copy_rows(rest, R, matrix + M, N, R, M, multiprocessors, stream));
+      for (int64_t first = 1; first < M; first += layout.staging_rows) {  // row i from i N to i M
+        const int64_t count = std::min(layout.staging_rows, M - first);
+        XPOSE_STEP(copy_rows(staging, M, matrix + first * N, N, M, count, multiprocessors, stream));
+        XPOSE_STEP(copy_rows(matrix + first * M, M, staging, M, M, count, multiprocessors, stream));
+      }
+      XPOSE_STEP(run_square(matrix, square, stream));
+      XPOSE_STEP(transpose_rest(rest, matrix + M * M, M, R, R, M, p.type, stream));
+    } else {  // N rows of M: rest = rows M..N-1
+      XPOSE_STEP(copy_rows(rest, M, matrix + M * M, M, M, R, multiprocessors, stream));
+      XPOSE_STEP(run_square(matrix, square, stream));
+      for (int64_t end = M; end > 1;) {  // row j from j M to j N, the last rows first
+        const int64_t first = std::max<int64_t>(1, end - layout.staging_rows), count = end - first;
+        XPOSE_STEP(copy_rows(staging, M, matrix + first * M, M, M, count, multiprocessors, stream));
+        XPOSE_STEP(copy_rows(matrix + first * N, N, staging, M, M, count, multiprocessors, stream));
+        end = first;
+      }
+      XPOSE_STEP(transpose_rest(rest, matrix + M, R, M, M, N, p.type, stream));
+    }
+  }
+#undef XPOSE_STEP
+  return Status::ok;
+}
+
 }  // namespace
 
 int64_t cuda_inplace_scratch_bytes(const InplaceProblem& p) {
+  if (p.method == InplaceMethod::square_part) return SquarePartLayout(p).scratch_bytes(p);
   if (p.method != InplaceMethod::decomposed) return 0;
   return Layout(p, device_limits()).scratch_bytes();
 }
@@ -559,7 +654,8 @@ Status cuda_transpose_inplace(void* data, const InplaceProblem& p, void* stream_
     return status;
   }
   const DeviceLimits limits = device_limits();
-  const int64_t scratch_bytes = Layout(p, limits).scratch_bytes();
+  const bool square_part = p.method == InplaceMethod::square_part;
+  const int64_t scratch_bytes = square_part ? SquarePartLayout(p).scratch_bytes(p) : Layout(p, limits).scratch_bytes();
   void* scratch = nullptr;
   if (const cudaError_t e = cudaMallocAsync(&scratch, static_cast<size_t>(scratch_bytes), stream); e != cudaSuccess) {
     cudaGetLastError();  // a failed allocation is not this thread's next launch's error
@@ -567,7 +663,9 @@ Status cuda_transpose_inplace(void* data, const InplaceProblem& p, void* stream_
   }
   cuda::dispatch_size(p.elem_size, [&](auto size) {
     using T = typename Element<decltype(size)::value>::type;
-    status = run_decomposed(static_cast<T*>(data), p, limits, static_cast<unsigned char*>(scratch), stream);
+    status = square_part ? run_square_part(static_cast<T*>(data), p, limits.multiprocessors,
+                                           static_cast<unsigned char*>(scratch), stream)
+                         : run_decomposed(static_cast<T*>(data), p, limits, static_cast<unsigned char*>(scratch), stream);
   });
   const Status freed = gpu::check(cudaFreeAsync(scratch, stream), "cudaFreeAsync");
   return status != Status::ok ? status : freed;

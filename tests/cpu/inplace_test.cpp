@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <numeric>
 #include <string>
 #include <tuple>
@@ -86,6 +87,61 @@ TEST(InplaceCpuLarge, PrimeAndSkinnyShapesOfEveryElementSize) {
   }
 }
 
+// square_part on every rectangular shape of the table (forced: the plans choose it from 16 MiB per
+// matrix), every element size, one and two threads, staging of one row and of many.
+TEST(InplaceSquarePart, MatchesTheOutOfPlaceTranspose) {
+  for (const Shape& shape : kShapes) {
+    if (shape.rows == shape.cols || shape.rows < 2 || shape.cols < 2) continue;
+    for (DType type : kTypeOfSize) {
+      const int size = static_cast<int>(xpose::size_of(type));
+      for (int threads : {1, 2}) {
+        std::vector<unsigned char> data = inplace_input(shape.rows, shape.cols, shape.batch, size, 5 + threads);
+        const std::vector<unsigned char> expected = inplace_expected(data, shape.rows, shape.cols, shape.batch, size);
+        Matrix matrix{shape.rows, shape.cols};
+        matrix.batch = shape.batch;
+        xpose::detail::InplaceProblem p;
+        ASSERT_EQ(xpose::detail::make_inplace_problem(matrix, type, &p), Status::ok);
+        p.method = xpose::detail::InplaceMethod::square_part;
+        if (threads == 2) {  // staging of 3 rows at a time: the rows move in several steps
+          const int64_t M = std::min(shape.rows, shape.cols), N = std::max(shape.rows, shape.cols);
+          p.scratch_budget = (N - M + 3) * M * size;
+          ASSERT_EQ(xpose::detail::SquarePartLayout(p).staging_rows, std::min<int64_t>(3, M - 1));
+        }
+        ASSERT_EQ(xpose::detail::cpu_transpose_inplace(data.data() + kInplaceGuard, p, threads), Status::ok);
+        EXPECT_EQ(first_difference(data, expected, shape.rows * shape.cols, size), "")
+            << shape.rows << " x " << shape.cols << " batch " << shape.batch << " " << xpose::to_string(type) << ", "
+            << threads << " threads";
+      }
+    }
+  }
+}
+
+TEST(InplaceSquarePart, ChosenForLargeNearSquareMatrices) {
+  // 16-20 MB matrices whose rest fits the scratch: wide and tall, a batch, 4 and 8 bytes.
+  const struct {
+    Shape shape;
+    DType type;
+  } cases[] = {{{2100, 2203, 1}, DType::f32}, {{2203, 2100, 1}, DType::f32}, {{1500, 1601, 2}, DType::f64},
+               {{1601, 1500, 1}, DType::f64}};
+  for (const auto& c : cases) {
+    const int size = static_cast<int>(xpose::size_of(c.type));
+    std::vector<unsigned char> data = inplace_input(c.shape.rows, c.shape.cols, c.shape.batch, size, 9);
+    const std::vector<unsigned char> expected = inplace_expected(data, c.shape.rows, c.shape.cols, c.shape.batch, size);
+    Matrix matrix{c.shape.rows, c.shape.cols};
+    matrix.batch = c.shape.batch;
+    Plan plan;
+    ASSERT_EQ(Plan::create_inplace(plan, matrix, c.type), Status::ok) << xpose::last_error_message();
+    EXPECT_STREQ(plan.kernel_name(), "inplace_square_part");
+    // The rest and the staging rows, within the 64 MiB budget.
+    const int64_t rest = std::abs(c.shape.rows - c.shape.cols) * std::min(c.shape.rows, c.shape.cols) * size;
+    EXPECT_GT(static_cast<int64_t>(plan.scratch_bytes()), rest);
+    EXPECT_LE(plan.scratch_bytes(), std::size_t{64} << 20);
+    ASSERT_EQ(plan.execute_inplace(data.data() + kInplaceGuard), Status::ok) << xpose::last_error_message();
+    EXPECT_EQ(first_difference(data, expected, c.shape.rows * c.shape.cols, size), "")
+        << c.shape.rows << " x " << c.shape.cols << " " << xpose::to_string(c.type);
+  }
+}
+
 TEST(InplaceDecomposition, EveryStepIsAPermutation) {
   // Steps 2 and 3 must map [0, N) and [0, M) onto themselves for every view M < N.
   for (int64_t M = 2; M <= 24; ++M) {
@@ -121,12 +177,18 @@ TEST(InplacePlan, NamesItsMethodAndScratch) {
   ASSERT_EQ(Plan::create_inplace(plan, Matrix{1, 640}, DType::f32), Status::ok);
   EXPECT_STREQ(plan.kernel_name(), "inplace_none");
   ASSERT_EQ(Plan::create_inplace(plan, Matrix{3000, 2000}, DType::f64), Status::ok);
-  EXPECT_STREQ(plan.kernel_name(), "inplace_decomposed");
-  // A row per thread and a strip: far below the 48 MB matrix, within the 64 MiB budget.
+  EXPECT_STREQ(plan.kernel_name(), "inplace_square_part");  // the 16 MB rest fits half the budget
+  EXPECT_GT(plan.scratch_bytes(), std::size_t{16'000'000});
+  EXPECT_LE(plan.scratch_bytes(), std::size_t{64} << 20);
+  ASSERT_EQ(Plan::create_inplace(plan, Matrix{3000, 200}, DType::f64), Status::ok);
+  EXPECT_STREQ(plan.kernel_name(), "inplace_decomposed");  // 4.8 MB: under 16 MiB per matrix
+  ASSERT_EQ(Plan::create_inplace(plan, Matrix{8000, 2000}, DType::f64), Status::ok);
+  EXPECT_STREQ(plan.kernel_name(), "inplace_decomposed");  // a 96 MB rest
+  // A row per thread and a strip: far below the 128 MB matrix, within the 64 MiB budget.
   EXPECT_GT(plan.scratch_bytes(), 0u);
   EXPECT_LE(plan.scratch_bytes(), std::size_t{64} << 20);
   EXPECT_EQ(plan.matrix().ld_in, 2000);
-  EXPECT_EQ(plan.matrix().ld_out, 3000);
+  EXPECT_EQ(plan.matrix().ld_out, 8000);
   Plan other;
   ASSERT_EQ(Plan::create(other, Matrix{3000, 2000}, DType::f64), Status::ok);
   EXPECT_FALSE(other.is_inplace());

@@ -7,12 +7,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "common/inplace_check.hpp"
+#include "core/inplace.hpp"
 #include "cuda_check.hpp"
 
 namespace {
@@ -108,11 +110,60 @@ TEST_F(InplaceCudaLarge, LongRowsStripsAndPrimes) {
   }
 }
 
+// square_part forced on every rectangular shape of the table (the plans choose it from 16 MiB per
+// matrix), every element size, staging of all rows at once and of 3 rows at a time.
+TEST_F(InplaceCudaLarge, SquarePartOnEveryRectangularShape) {
+  for (const Shape& shape : kShapes) {
+    if (shape.rows == shape.cols || shape.rows < 2 || shape.cols < 2) continue;
+    for (DType type : kTypeOfSize) {
+      for (bool small_staging : {false, true}) {
+        const int size = static_cast<int>(xpose::size_of(type));
+        std::vector<unsigned char> data = inplace_input(shape.rows, shape.cols, shape.batch, size, 13);
+        const std::vector<unsigned char> expected = inplace_expected(data, shape.rows, shape.cols, shape.batch, size);
+        Matrix matrix{shape.rows, shape.cols};
+        matrix.batch = shape.batch;
+        xpose::detail::InplaceProblem p;
+        ASSERT_EQ(xpose::detail::make_inplace_problem(matrix, type, &p), Status::ok);
+        p.method = xpose::detail::InplaceMethod::square_part;
+        const int64_t M = std::min(shape.rows, shape.cols), N = std::max(shape.rows, shape.cols);
+        if (small_staging) p.scratch_budget = (N - M + 3) * M * size;
+        void* device = nullptr;
+        ASSERT_TRUE(cuda_ok(cudaMalloc(&device, data.size()), "cudaMalloc"));
+        ASSERT_TRUE(cuda_ok(cudaMemcpy(device, data.data(), data.size(), cudaMemcpyHostToDevice), "to device"));
+        const Status s = xpose::detail::cuda_transpose_inplace(static_cast<unsigned char*>(device) + kInplaceGuard, p, nullptr);
+        EXPECT_EQ(s, Status::ok) << xpose::last_error_message();
+        EXPECT_TRUE(cuda_ok(cudaMemcpy(data.data(), device, data.size(), cudaMemcpyDeviceToHost), "to host"));
+        cudaFree(device);
+        EXPECT_EQ(first_difference(data, expected, shape.rows * shape.cols, size), "")
+            << shape.rows << " x " << shape.cols << " batch " << shape.batch << " " << xpose::to_string(type)
+            << (small_staging ? ", 3 staging rows" : "");
+      }
+    }
+  }
+}
+
+TEST_F(InplaceCudaLarge, SquarePartChosenForLargeNearSquareMatrices) {
+  const struct {
+    Shape shape;
+    DType type;
+  } cases[] = {{{2100, 2203, 1}, DType::f32}, {{2203, 2100, 1}, DType::f32}, {{1500, 1601, 2}, DType::f64},
+               {{2900, 3001, 1}, DType::f16}, {{4100, 4099, 1}, DType::u8}};
+  for (const auto& c : cases) {
+    Plan plan;
+    Matrix matrix{c.shape.rows, c.shape.cols};
+    matrix.batch = c.shape.batch;
+    ASSERT_EQ(Plan::create_inplace(plan, matrix, c.type, Device::cuda), Status::ok) << xpose::last_error_message();
+    EXPECT_STREQ(plan.kernel_name(), "inplace_square_part");
+    expect_transposed(c.shape, c.type);
+  }
+}
+
 TEST_F(InplaceCudaLarge, RunsOnTheCallersStream) {
   cudaStream_t stream = nullptr;
   ASSERT_TRUE(cuda_ok(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate"));
   expect_transposed({257, 1031, 2}, DType::f32, stream);
   expect_transposed({513, 513, 2}, DType::f16, stream);
+  expect_transposed({2100, 2203, 1}, DType::f32, stream);  // square_part: copies and kernels on the stream
   cudaStreamDestroy(stream);
 }
 
