@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/inplace.hpp"
 #include "xpose/xpose.hpp"
 
 namespace xpose_test {
@@ -53,6 +54,20 @@ inline std::string first_difference(const std::vector<unsigned char>& got, const
            std::to_string(element % per_matrix) + ")";
   }
   return got.size() == want.size() ? "" : "sizes differ";
+}
+
+// A batch of rows x cols matrices as an in-place problem forced to square_part (the plans choose it
+// from 16 MiB per matrix only); staging_rows > 0 narrows the scratch budget so that the square's
+// rows move that many at a time. False if the problem is refused.
+inline bool square_part_problem(int64_t rows, int64_t cols, int64_t batch, xpose::DType type, int64_t staging_rows,
+                                xpose::detail::InplaceProblem* problem) {
+  xpose::Matrix matrix{rows, cols};
+  matrix.batch = batch;
+  if (xpose::detail::make_inplace_problem(matrix, type, problem) != xpose::Status::ok) return false;
+  problem->method = xpose::detail::InplaceMethod::square_part;
+  const int64_t M = rows < cols ? rows : cols, N = rows < cols ? cols : rows;
+  if (staging_rows > 0) problem->scratch_budget = (N - M + staging_rows) * M * problem->elem_size;
+  return true;
 }
 
 }  // namespace xpose_test

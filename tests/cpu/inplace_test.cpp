@@ -97,15 +97,10 @@ TEST(InplaceSquarePart, MatchesTheOutOfPlaceTranspose) {
       for (int threads : {1, 2}) {
         std::vector<unsigned char> data = inplace_input(shape.rows, shape.cols, shape.batch, size, 5 + threads);
         const std::vector<unsigned char> expected = inplace_expected(data, shape.rows, shape.cols, shape.batch, size);
-        Matrix matrix{shape.rows, shape.cols};
-        matrix.batch = shape.batch;
-        xpose::detail::InplaceProblem p;
-        ASSERT_EQ(xpose::detail::make_inplace_problem(matrix, type, &p), Status::ok);
-        p.method = xpose::detail::InplaceMethod::square_part;
-        if (threads == 2) {  // staging of 3 rows at a time: the rows move in several steps
-          const int64_t M = std::min(shape.rows, shape.cols), N = std::max(shape.rows, shape.cols);
-          p.scratch_budget = (N - M + 3) * M * size;
-          ASSERT_EQ(xpose::detail::SquarePartLayout(p).staging_rows, std::min<int64_t>(3, M - 1));
+        xpose::detail::InplaceProblem p;  // with 2 threads, 3 staging rows: the rows move in several steps
+        ASSERT_TRUE(xpose_test::square_part_problem(shape.rows, shape.cols, shape.batch, type, threads == 2 ? 3 : 0, &p));
+        if (threads == 2) {
+          ASSERT_EQ(xpose::detail::SquarePartLayout(p).staging_rows, std::min<int64_t>(3, std::min(shape.rows, shape.cols) - 1));
         }
         ASSERT_EQ(xpose::detail::cpu_transpose_inplace(data.data() + kInplaceGuard, p, threads), Status::ok);
         EXPECT_EQ(first_difference(data, expected, shape.rows * shape.cols, size), "")

@@ -120,13 +120,8 @@ TEST_F(InplaceCudaLarge, SquarePartOnEveryRectangularShape) {
         const int size = static_cast<int>(xpose::size_of(type));
         std::vector<unsigned char> data = inplace_input(shape.rows, shape.cols, shape.batch, size, 13);
         const std::vector<unsigned char> expected = inplace_expected(data, shape.rows, shape.cols, shape.batch, size);
-        Matrix matrix{shape.rows, shape.cols};
-        matrix.batch = shape.batch;
         xpose::detail::InplaceProblem p;
-        ASSERT_EQ(xpose::detail::make_inplace_problem(matrix, type, &p), Status::ok);
-        p.method = xpose::detail::InplaceMethod::square_part;
-        const int64_t M = std::min(shape.rows, shape.cols), N = std::max(shape.rows, shape.cols);
-        if (small_staging) p.scratch_budget = (N - M + 3) * M * size;
+        ASSERT_TRUE(xpose_test::square_part_problem(shape.rows, shape.cols, shape.batch, type, small_staging ? 3 : 0, &p));
         void* device = nullptr;
         ASSERT_TRUE(cuda_ok(cudaMalloc(&device, data.size()), "cudaMalloc"));
         ASSERT_TRUE(cuda_ok(cudaMemcpy(device, data.data(), data.size(), cudaMemcpyHostToDevice), "to device"));
