@@ -84,11 +84,12 @@ int64_t inplace_scratch_budget(const InplaceProblem& problem) {
   return std::max<int64_t>(int64_t{64} << 20, problem.bytes() / 100);
 }
 
-SquarePartLayout::SquarePartLayout(const InplaceProblem& p) {
+SquarePartLayout::SquarePartLayout(const InplaceProblem& p, int64_t staging_bytes) {
   const Decomposition& d = p.decomposition;
   const int64_t row_bytes = d.M * p.elem_size;
   rest_bytes = (d.N - d.M) * row_bytes;
-  staging_rows = std::clamp<int64_t>((inplace_scratch_budget(p) - rest_bytes) / row_bytes, 1, std::max<int64_t>(d.M - 1, 1));
+  const int64_t room = std::min(inplace_scratch_budget(p) - rest_bytes, staging_bytes);
+  staging_rows = std::clamp<int64_t>(room / row_bytes, 1, std::max<int64_t>(d.M - 1, 1));
 }
 
 int64_t SquarePartLayout::scratch_bytes(const InplaceProblem& p) const {

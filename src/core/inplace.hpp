@@ -82,11 +82,13 @@ void column_shuffle_tables(const Decomposition& d, std::vector<int64_t>* q, std:
 int64_t inplace_scratch_budget(const InplaceProblem& problem);
 
 // square_part's scratch: the rest ((N - M) x M elements), then a staging buffer of whole rows of
-// the square (what the budget leaves, one row at least, the M - 1 rows that move at most).
+// the square: what the budget leaves, at most `staging_bytes` and the M - 1 rows that move; one
+// row at least. The CPU passes half its last-level cache, so that the rows it copies to staging are
+// read back from the cache; the GPU passes nothing (half the L2 measured slower there).
 struct SquarePartLayout {
   int64_t rest_bytes = 0;
   int64_t staging_rows = 0;
-  explicit SquarePartLayout(const InplaceProblem& problem);
+  explicit SquarePartLayout(const InplaceProblem& problem, int64_t staging_bytes = INT64_MAX);
   int64_t scratch_bytes(const InplaceProblem& problem) const;
 };
 

@@ -284,13 +284,17 @@ void copy_rows_parallel(T* dst, int64_t dst_pitch, const T* src, int64_t src_pit
   });
 }
 
+// square_part's staging: half the last-level cache, so that the rows copied there are read back
+// from the cache.
+int64_t square_part_staging_bytes() { return std::max<int64_t>(int64_t{1} << 20, cpu_caches().last_level_bytes / 2); }
+
 // square_part (core/inplace.hpp): the rest through scratch, the square's rows moved through a
 // staging buffer of whole rows, the square by transpose_square.
 template <typename T>
 Status transpose_square_part(T* a, const InplaceProblem& p, int threads) {
   const Decomposition& d = p.decomposition;
   const int64_t M = d.M, N = d.N, R = N - M;
-  const SquarePartLayout layout(p);
+  const SquarePartLayout layout(p, square_part_staging_bytes());
   std::unique_ptr<T[]> scratch(new (std::nothrow) T[static_cast<std::size_t>(R * M + layout.staging_rows * M)]);
   if (!scratch)
     return fail(Status::out_of_memory, message("in-place transpose of ", p.rows, " x ", p.cols,
@@ -327,7 +331,7 @@ Status transpose_square_part(T* a, const InplaceProblem& p, int threads) {
 }  // namespace
 
 int64_t cpu_inplace_scratch_bytes(const InplaceProblem& p, int threads) {
-  if (p.method == InplaceMethod::square_part) return SquarePartLayout(p).scratch_bytes(p);
+  if (p.method == InplaceMethod::square_part) return SquarePartLayout(p, square_part_staging_bytes()).scratch_bytes(p);
   if (p.method != InplaceMethod::decomposed) return 0;
   return DecomposedLayout(p, threads_for(threads, p.bytes(), kMinBytesPerThread)).scratch_bytes(p);
 }
