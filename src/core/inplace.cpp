@@ -9,13 +9,15 @@
 namespace xpose::detail {
 namespace {
 
-// square_part from this many bytes per matrix: below it the decomposition's few launches per
-// matrix cost less than square_part's six (copies, the square, the rest) per matrix of a batch.
-constexpr int64_t kSquarePartFromBytes = int64_t{16} << 20;
+// square_part on the GPU from this many bytes per matrix: below it the decomposition's few launches
+// per matrix should cost less than square_part's six (copies, the square, the rest) per matrix of
+// a batch (expected, not measured). The CPU takes square_part whenever the rest fits: its steps per matrix cost microseconds
+// (docs/inplace.md: 64 x 1000 x 1001 f32 6.9% of memcpy decomposed, 51% through the square).
+constexpr int64_t kSquarePartFromBytesGpu = int64_t{16} << 20;
 
 }  // namespace
 
-Status make_inplace_problem(const Matrix& m, DType type, InplaceProblem* problem) {
+Status make_inplace_problem(const Matrix& m, DType type, Device device, InplaceProblem* problem) {
   const auto invalid = [](const std::string& text) { return fail(Status::invalid_argument, text); };
   const std::size_t elem_size = size_of(type);
   if (elem_size == 0) return invalid(message("dtype (", static_cast<int>(type), ") is not a valid xpose::DType"));
@@ -59,11 +61,11 @@ Status make_inplace_problem(const Matrix& m, DType type, InplaceProblem* problem
     d.b = d.N / c;
     d.rotate = c > 1;
     d.inverse = m.rows > m.cols;
-    // The rest within half the budget (so that staging gets the other half), and matrices large
-    // enough that square_part's launches per matrix do not count.
+    // The rest within half the budget (so that staging gets the other half), and on the GPU
+    // matrices large enough that square_part's launches per matrix do not count.
     const bool rest_fits = (d.N - d.M) * d.M * p.elem_size <= inplace_scratch_budget(p) / 2;
-    p.method = rest_fits && elements * p.elem_size >= kSquarePartFromBytes ? InplaceMethod::square_part
-                                                                            : InplaceMethod::decomposed;
+    const int64_t from_bytes = device == Device::cuda ? kSquarePartFromBytesGpu : 0;
+    p.method = rest_fits && elements * p.elem_size >= from_bytes ? InplaceMethod::square_part : InplaceMethod::decomposed;
   }
   *problem = std::move(p);
   return Status::ok;

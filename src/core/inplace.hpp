@@ -14,7 +14,8 @@
 // order, since transposing rows x cols undoes transposing cols x rows.
 //
 // A rectangular matrix whose part beyond its leading square (the rest: (N - M) x M elements) fits
-// half the scratch budget takes a shorter way, `square_part`, each step a copy or a transpose that
+// half the scratch budget (on the GPU: and holds 16 MiB or more) takes a shorter way,
+// `square_part`, each step a copy or a transpose that
 // streams memory. Wide (M rows of N): the rest's columns are copied out to scratch, the square's
 // rows moved together (row i from i N to i M, through a staging buffer, rows in increasing order),
 // the square transposed in place, and the rest transposed from scratch into the rows after it.
@@ -70,9 +71,9 @@ struct InplaceProblem {
   int64_t bytes() const { return rows * cols * batch * elem_size; }
 };
 
-// Validates `matrix` (packed views only) for an in-place transpose and chooses the method. On
-// failure records the message and returns the Status.
-Status make_inplace_problem(const Matrix& matrix, DType type, InplaceProblem* problem);
+// Validates `matrix` (packed views only) for an in-place transpose and chooses the method for
+// `device`. On failure records the message and returns the Status.
+Status make_inplace_problem(const Matrix& matrix, DType type, Device device, InplaceProblem* problem);
 
 // q(i) for every i of [0, M), and its inverse: the column shuffle's tables.
 void column_shuffle_tables(const Decomposition& d, std::vector<int64_t>* q, std::vector<int64_t>* q_inverse);

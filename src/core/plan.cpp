@@ -121,7 +121,7 @@ Status Plan::create_inplace(Plan& plan, const Matrix& matrix, DType type, Device
     return fail(Status::invalid_argument, message("options.kernel ('", options.kernel, "') must be 'auto' for an "
                                                   "in-place transpose, which chooses its method by shape"));
   auto impl = std::make_shared<Impl>();
-  if (Status s = detail::make_inplace_problem(matrix, type, &impl->inplace); s != Status::ok) return s;
+  if (Status s = detail::make_inplace_problem(matrix, type, device, &impl->inplace); s != Status::ok) return s;
   if (device == Device::cuda) {
     if (Status s = detail::cuda_check_available(); s != Status::ok) return s;
   }

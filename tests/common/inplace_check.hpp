@@ -56,15 +56,17 @@ inline std::string first_difference(const std::vector<unsigned char>& got, const
   return got.size() == want.size() ? "" : "sizes differ";
 }
 
-// A batch of rows x cols matrices as an in-place problem forced to square_part (the plans choose it
-// from 16 MiB per matrix only); staging_rows > 0 narrows the scratch budget so that the square's
-// rows move that many at a time. False if the problem is refused.
-inline bool square_part_problem(int64_t rows, int64_t cols, int64_t batch, xpose::DType type, int64_t staging_rows,
-                                xpose::detail::InplaceProblem* problem) {
+// A batch of rows x cols matrices as an in-place problem forced to `method` (square_part or
+// decomposed, each of which the plans take for some shapes only); for square_part, staging_rows > 0
+// narrows the scratch budget so that the square's rows move that many at a time. False if the
+// problem is refused.
+inline bool forced_inplace_problem(int64_t rows, int64_t cols, int64_t batch, xpose::DType type,
+                                   xpose::detail::InplaceMethod method, int64_t staging_rows,
+                                   xpose::detail::InplaceProblem* problem) {
   xpose::Matrix matrix{rows, cols};
   matrix.batch = batch;
-  if (xpose::detail::make_inplace_problem(matrix, type, problem) != xpose::Status::ok) return false;
-  problem->method = xpose::detail::InplaceMethod::square_part;
+  if (xpose::detail::make_inplace_problem(matrix, type, xpose::Device::cpu, problem) != xpose::Status::ok) return false;
+  problem->method = method;
   const int64_t M = rows < cols ? rows : cols, N = rows < cols ? cols : rows;
   if (staging_rows > 0) problem->scratch_budget = (N - M + staging_rows) * M * problem->elem_size;
   return true;

@@ -67,28 +67,57 @@ TEST_P(InplaceCpu, MatchesTheOutOfPlaceTranspose) {
   }
 }
 
+// The decomposition on every rectangular shape (forced: on the CPU the plans take square_part
+// wherever the rest fits, which is every shape of the table), one and two threads.
+TEST_P(InplaceCpu, DecompositionMatchesTheOutOfPlaceTranspose) {
+  const auto [shape, size_index] = GetParam();
+  if (shape.rows == shape.cols || shape.rows < 2 || shape.cols < 2) GTEST_SKIP() << "no decomposition for this shape";
+  const DType type = kTypeOfSize[size_index];
+  const int size = static_cast<int>(xpose::size_of(type));
+  for (int threads : {1, 2}) {
+    std::vector<unsigned char> data = inplace_input(shape.rows, shape.cols, shape.batch, size, 3 + threads);
+    const std::vector<unsigned char> expected = inplace_expected(data, shape.rows, shape.cols, shape.batch, size);
+    xpose::detail::InplaceProblem p;
+    ASSERT_TRUE(xpose_test::forced_inplace_problem(shape.rows, shape.cols, shape.batch, type,
+                                                   xpose::detail::InplaceMethod::decomposed, 0, &p));
+    ASSERT_EQ(xpose::detail::cpu_transpose_inplace(data.data() + kInplaceGuard, p, threads), Status::ok);
+    EXPECT_EQ(first_difference(data, expected, shape.rows * shape.cols, size), "")
+        << shape.rows << " x " << shape.cols << " batch " << shape.batch << " " << xpose::to_string(type) << ", "
+        << threads << " threads";
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Shapes, InplaceCpu, ::testing::Combine(::testing::ValuesIn(kShapes), ::testing::Range(0, 5)));
 
 TEST(InplaceCpuLarge, PrimeAndSkinnyShapesOfEveryElementSize) {
-  // Long rows (skinny shapes) and strips narrower than the matrix (square-ish ones).
+  // Long rows (skinny shapes) and strips narrower than the matrix (square-ish ones), through the
+  // plan's choice (square_part: their rests fit) and through the decomposition (forced).
   const Shape shapes[] = {{1009, 2003, 1}, {2003, 1009, 1}, {3, 100003, 1}, {100003, 3, 1}, {1536, 1024, 2}};
   for (const Shape& shape : shapes) {
     for (DType type : kTypeOfSize) {
       const int size = static_cast<int>(xpose::size_of(type));
-      std::vector<unsigned char> data = inplace_input(shape.rows, shape.cols, shape.batch, size, 3);
-      const std::vector<unsigned char> expected = inplace_expected(data, shape.rows, shape.cols, shape.batch, size);
+      const std::vector<unsigned char> input = inplace_input(shape.rows, shape.cols, shape.batch, size, 3);
+      const std::vector<unsigned char> expected = inplace_expected(input, shape.rows, shape.cols, shape.batch, size);
+      std::vector<unsigned char> data = input;
       Matrix matrix{shape.rows, shape.cols};
       matrix.batch = shape.batch;
       ASSERT_EQ(xpose::transpose_inplace(data.data() + kInplaceGuard, matrix, type), Status::ok)
           << xpose::last_error_message();
       EXPECT_EQ(first_difference(data, expected, shape.rows * shape.cols, size), "")
           << shape.rows << " x " << shape.cols << " " << xpose::to_string(type);
+      data = input;
+      xpose::detail::InplaceProblem p;
+      ASSERT_TRUE(xpose_test::forced_inplace_problem(shape.rows, shape.cols, shape.batch, type,
+                                                     xpose::detail::InplaceMethod::decomposed, 0, &p));
+      ASSERT_EQ(xpose::detail::cpu_transpose_inplace(data.data() + kInplaceGuard, p, 0), Status::ok);
+      EXPECT_EQ(first_difference(data, expected, shape.rows * shape.cols, size), "")
+          << shape.rows << " x " << shape.cols << " " << xpose::to_string(type) << ", decomposed";
     }
   }
 }
 
-// square_part on every rectangular shape of the table (forced: the plans choose it from 16 MiB per
-// matrix), every element size, one and two threads, staging of one row and of many.
+// square_part on every rectangular shape of the table (forced, as the GPU plans take it from 16 MiB
+// per matrix only), every element size, one and two threads, staging of one row and of many.
 TEST(InplaceSquarePart, MatchesTheOutOfPlaceTranspose) {
   for (const Shape& shape : kShapes) {
     if (shape.rows == shape.cols || shape.rows < 2 || shape.cols < 2) continue;
@@ -98,7 +127,8 @@ TEST(InplaceSquarePart, MatchesTheOutOfPlaceTranspose) {
         std::vector<unsigned char> data = inplace_input(shape.rows, shape.cols, shape.batch, size, 5 + threads);
         const std::vector<unsigned char> expected = inplace_expected(data, shape.rows, shape.cols, shape.batch, size);
         xpose::detail::InplaceProblem p;  // with 2 threads, 3 staging rows: the rows move in several steps
-        ASSERT_TRUE(xpose_test::square_part_problem(shape.rows, shape.cols, shape.batch, type, threads == 2 ? 3 : 0, &p));
+        ASSERT_TRUE(xpose_test::forced_inplace_problem(shape.rows, shape.cols, shape.batch, type,
+                                                      xpose::detail::InplaceMethod::square_part, threads == 2 ? 3 : 0, &p));
         if (threads == 2) {
           ASSERT_EQ(xpose::detail::SquarePartLayout(p).staging_rows, std::min<int64_t>(3, std::min(shape.rows, shape.cols) - 1));
         }
@@ -142,7 +172,7 @@ TEST(InplaceDecomposition, EveryStepIsAPermutation) {
   for (int64_t M = 2; M <= 24; ++M) {
     for (int64_t N = M + 1; N <= 40; ++N) {
       xpose::detail::InplaceProblem p;
-      ASSERT_EQ(xpose::detail::make_inplace_problem(Matrix{M, N}, DType::u8, &p), Status::ok);
+      ASSERT_EQ(xpose::detail::make_inplace_problem(Matrix{M, N}, DType::u8, Device::cpu, &p), Status::ok);
       const xpose::detail::Decomposition& d = p.decomposition;
       ASSERT_EQ(d.M, M);
       std::vector<int64_t> q, q_inverse;
@@ -176,7 +206,10 @@ TEST(InplacePlan, NamesItsMethodAndScratch) {
   EXPECT_GT(plan.scratch_bytes(), std::size_t{16'000'000});
   EXPECT_LE(plan.scratch_bytes(), std::size_t{64} << 20);
   ASSERT_EQ(Plan::create_inplace(plan, Matrix{3000, 200}, DType::f64), Status::ok);
-  EXPECT_STREQ(plan.kernel_name(), "inplace_decomposed");  // 4.8 MB: under 16 MiB per matrix
+  EXPECT_STREQ(plan.kernel_name(), "inplace_square_part");  // the CPU: whenever the rest fits
+  xpose::detail::InplaceProblem gpu;  // the GPU: from 16 MiB per matrix (4.8 MB here)
+  ASSERT_EQ(xpose::detail::make_inplace_problem(Matrix{3000, 200}, DType::f64, Device::cuda, &gpu), Status::ok);
+  EXPECT_EQ(gpu.method, xpose::detail::InplaceMethod::decomposed);
   ASSERT_EQ(Plan::create_inplace(plan, Matrix{8000, 2000}, DType::f64), Status::ok);
   EXPECT_STREQ(plan.kernel_name(), "inplace_decomposed");  // a 96 MB rest
   // A row per thread and a strip: far below the 128 MB matrix, within the 64 MiB budget.

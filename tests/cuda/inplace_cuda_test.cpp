@@ -121,7 +121,8 @@ TEST_F(InplaceCudaLarge, SquarePartOnEveryRectangularShape) {
         std::vector<unsigned char> data = inplace_input(shape.rows, shape.cols, shape.batch, size, 13);
         const std::vector<unsigned char> expected = inplace_expected(data, shape.rows, shape.cols, shape.batch, size);
         xpose::detail::InplaceProblem p;
-        ASSERT_TRUE(xpose_test::square_part_problem(shape.rows, shape.cols, shape.batch, type, small_staging ? 3 : 0, &p));
+        ASSERT_TRUE(xpose_test::forced_inplace_problem(shape.rows, shape.cols, shape.batch, type,
+                                                      xpose::detail::InplaceMethod::square_part, small_staging ? 3 : 0, &p));
         void* device = nullptr;
         ASSERT_TRUE(cuda_ok(cudaMalloc(&device, data.size()), "cudaMalloc"));
         ASSERT_TRUE(cuda_ok(cudaMemcpy(device, data.data(), data.size(), cudaMemcpyHostToDevice), "to device"));
