@@ -38,13 +38,13 @@ run() {
 cases=$((cases + 1))
 run shapes "${inplace[@]}" --rows 64,31,48,1 --cols 64,37,80,7 --dtype u8,f16,f32,f64,c128
 stdout="$scratch/shapes.stdout"
-in_place_passed="$(grep -cE '^  in_place -> inplace_[a-z]+ .* passed \(every element, after [0-9]*[13579] executes\)$' "$stdout")"
+in_place_passed="$(grep -cE '^  in_place -> inplace_[a-z_]+ .* passed \(every element, after [0-9]*[13579] executes\)$' "$stdout")"
 out_of_place_passed="$(grep -cE '^  out_of_place -> [a-z_]+ .* passed \(every element\)$' "$stdout")"
 if [ "$status" -eq 0 ] && grep -q '^Verification: PASSED$' "$stdout" && [ "$in_place_passed" -eq 80 ] &&
    [ "$out_of_place_passed" -eq 80 ] && grep -q '^Summary: 160 passed, 0 failed, 0 skipped, 0 errors$' "$stdout" &&
    grep -q '^\[1/80\] In place 64 x 64 u8, batch 1: .* method inplace_square' "$stdout" &&
-   grep -q '^\[.*\] In place 31 x 37 c128, batch 1: .* method inplace_decomposed' "$stdout" &&
-   grep -q '^\[.*\] In place 64 x 37 f16, batch 1: .* method inplace_decomposed' "$stdout" &&
+   grep -q '^\[.*\] In place 31 x 37 c128, batch 1: .* method inplace_square_part' "$stdout" &&
+   grep -q '^\[.*\] In place 64 x 37 f16, batch 1: .* method inplace_square_part' "$stdout" &&
    grep -q '^\[.*\] In place 1 x 7 f64, batch 1: .* method inplace_none' "$stdout" &&
    grep -q 'nothing to move: a single row or column is its own transpose (not timed)' "$stdout" &&
    [ ! -s "$scratch/shapes.stderr" ]; then
@@ -67,7 +67,7 @@ assert run["tool"] == "xpose bench --inplace" and run["verification"] == "PASSED
 assert len(run["cases"]) == 2
 for case in run["cases"]:
     assert case["batch"] == 3 and case["rows"] == 24 and case["cols"] == 40, case["label"]
-    assert case["method"] == "inplace_decomposed" and case["check"] == "elements"
+    assert case["method"] == "inplace_square_part" and case["check"] == "elements"
     assert case["executes"] % 2 == 1 and case["second_buffer"], case["executes"]
     variants = {v["variant"]: v for v in case["results"]}
     assert list(variants) == ["memcpy", "out_of_place", "in_place"]
@@ -93,9 +93,9 @@ printf '# in-place cases\n16 16 u16\n10 6 f64 2\n7 13 c64  # prime sides\n' >"$s
 run suite "${inplace[@]}" --suite "$scratch/suite.txt" --format csv --output "$scratch/suite.csv"
 if [ "$status" -eq 0 ] && grep -q '^Verification: PASSED$' "$scratch/suite.stdout" &&
    head -1 "$scratch/suite.csv" | grep -q '^device,device_name,case,rows,cols,dtype,batch,bytes,method,' &&
-   [ "$(grep -c ',in_place,inplace_[a-z]*,passed,' "$scratch/suite.csv")" -eq 3 ] &&
+   [ "$(grep -c ',in_place,inplace_[a-z_]*,passed,' "$scratch/suite.csv")" -eq 3 ] &&
    [ "$(grep -c ',memcpy,memcpy,baseline,' "$scratch/suite.csv")" -eq 3 ] &&
-   grep -q '^cpu,.*,10x6 f64 batch 2,10,6,f64,2,960,inplace_decomposed,' "$scratch/suite.csv"; then
+   grep -q '^cpu,.*,10x6 f64 batch 2,10,6,f64,2,960,inplace_square_part,' "$scratch/suite.csv"; then
   pass suite_to_csv_passes
 else
   fail "suite_to_csv_passes: exit status $status" "$scratch/suite.stdout" "$scratch/suite.stderr" "$scratch/suite.csv"
