@@ -27,8 +27,9 @@ constexpr int64_t kMinBytesPerThread = int64_t{1} << 20;
 // is copied to the buffer, tile (J, I) transposed into its place, then the buffer transposed into
 // (J, I)'s place; a diagonal tile is copied and transposed back. The transposes are the vector
 // tiles of the out-of-place path (transpose_blocked, one thread, no streaming stores: a tile is
-// read back soon). Tiles of 64 elements a side up to 4-byte elements (16 KiB for f32), 32 for 8
-// bytes, 16 for 16.
+// read back soon). Tiles of 128 elements a side for 1-byte elements, 64 for 2 and 4 bytes (16 KiB
+// for f32), 32 for 8, 16 for 16. Each worker's tile buffer is on the heap: on its stack (64-byte
+// aligned) 8192^2 u8 ran at 23% of memcpy instead of 38%.
 int64_t square_tile(int elem_size) { return elem_size == 1 ? 128 : elem_size <= 4 ? 64 : elem_size == 8 ? 32 : 16; }
 
 Transpose2D tile_problem(int64_t rows, int64_t cols, int64_t ld_in, int64_t ld_out, int elem_size, DType type) {
