@@ -207,7 +207,8 @@ void permute_columns(T* a, const Decomposition& d, ColumnStep step, const std::v
 
 // The decomposition's buffers: a row of N elements per thread for the row step (as many threads
 // as the scratch budget allows, one at least), and two strips of columns per thread for the column
-// steps that fill half its share of the last-level cache (a cache line wide at least).
+// steps that fill half its share of the last-level cache (a cache line wide at least). The strips
+// take half the scratch budget at most: a server's last-level cache can exceed the whole budget.
 struct DecomposedLayout {
   int row_threads = 1;
   int64_t strip_width = 1;
@@ -216,7 +217,8 @@ struct DecomposedLayout {
   DecomposedLayout(const InplaceProblem& p, int threads) {
     const Decomposition& d = p.decomposition;
     const int64_t size = p.elem_size;
-    const int64_t cache_share = std::max<int64_t>(int64_t{1} << 18, cpu_caches().last_level_bytes / (2 * threads));
+    const int64_t cache = std::min(cpu_caches().last_level_bytes, inplace_scratch_budget(p));
+    const int64_t cache_share = std::max<int64_t>(int64_t{1} << 18, cache / (2 * threads));
     strip_width = std::min(d.N, std::max(cache_share / (2 * d.M * size), std::max<int64_t>(1, 64 / size)));
     column_threads = static_cast<int>(std::min<int64_t>(threads, (d.N + strip_width - 1) / strip_width));
     // The row buffers take what the budget leaves (one row at least).
