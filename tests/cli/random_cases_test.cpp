@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <set>
+#include <sstream>
 
 #include "core/permute_problem.hpp"
 #include "core/problem.hpp"
@@ -145,6 +146,74 @@ TEST(RandomCases, SmallClassAndMaxBytes) {
   }
   for (const BenchCase& c : draw(18, 6, {}, 32'000'000))
     EXPECT_LE(view_bytes(c), 40'000'000) << c.shape_class << ": " << c.label();
+}
+
+// A report's label is a suite line: any drawn case, strided views included, can be run again with
+// --suite from the label a report printed.
+TEST(RandomCases, EveryLabelReadsBackAsTheSameCase) {
+  const std::vector<BenchCase> drawn = draw(300, 29);
+  std::ostringstream lines;
+  for (const BenchCase& c : drawn) lines << c.label() << "\n";
+  std::istringstream text(lines.str());
+  std::vector<BenchCase> read;
+  std::string error;
+  ASSERT_TRUE(parse_suite(text, "labels", &read, &error)) << error;
+  ASSERT_EQ(read.size(), drawn.size());
+  for (size_t i = 0; i < drawn.size(); ++i) {
+    const BenchCase &a = drawn[i], &b = read[i];
+    SCOPED_TRACE(a.label());
+    ASSERT_EQ(a.kind, b.kind);
+    EXPECT_EQ(a.label(), b.label());
+    if (a.kind == BenchCase::Kind::matrix) {
+      EXPECT_EQ(a.matrix.rows, b.matrix.rows);
+      EXPECT_EQ(a.matrix.cols, b.matrix.cols);
+      EXPECT_EQ(a.matrix.dtype, b.matrix.dtype);
+      EXPECT_EQ(a.matrix.batch, b.matrix.batch);
+      EXPECT_EQ(a.matrix.pad_in, b.matrix.pad_in);
+      EXPECT_EQ(a.matrix.pad_out, b.matrix.pad_out);
+    } else {
+      EXPECT_EQ(a.permute.dims, b.permute.dims);
+      EXPECT_EQ(a.permute.perm, b.permute.perm);
+      EXPECT_EQ(a.permute.dtype, b.permute.dtype);
+      EXPECT_TRUE(b.permute.dtype_given);
+      EXPECT_EQ(a.permute.in_strides, b.permute.in_strides);
+      EXPECT_EQ(a.permute.out_strides, b.permute.out_strides);
+    }
+  }
+}
+
+TEST(SuiteLines, PermuteLinesWithTypesAndStrides) {
+  std::istringstream text(
+      "dims 4 5 6 | perm 2 0 1\n"
+      "dims 4 5 6 | perm 2 0 1 u8 | in_strides 60 12 1 | out_strides 40 8 1\n"
+      "dims 5 1 | perm 1 0 | out_strides 0 1\n");  // a size-1 dim may have stride 0
+  std::vector<BenchCase> cases;
+  std::string error;
+  ASSERT_TRUE(parse_suite(text, "s", &cases, &error)) << error;
+  ASSERT_EQ(cases.size(), 3u);
+  EXPECT_FALSE(cases[0].permute.dtype_given);
+  EXPECT_TRUE(cases[0].permute.in_strides.empty());
+  EXPECT_EQ(cases[1].permute.dtype, DType::u8);
+  EXPECT_EQ(cases[1].permute.in_strides, (std::vector<int64_t>{60, 12, 1}));
+  EXPECT_EQ(cases[1].permute.out_strides, (std::vector<int64_t>{40, 8, 1}));
+  EXPECT_EQ(cases[2].permute.out_strides, (std::vector<int64_t>{0, 1}));
+  const std::pair<const char*, const char*> bad[] = {
+      {"dims 4 5 | perm 1 0 f33", "unknown dtype 'f33'"},
+      {"dims 4 5 | perm 1 0 | in_strides 5", "in_strides"},
+      {"dims 4 5 | perm 1 0 | in_strides 5 x", "in_strides entry 'x'"},
+      {"dims 4 5 | perm 1 0 | in_strides", "in_strides lists no strides"},
+      {"dims 4 5 | perm 1 0 | in_strides 5 1 | in_strides 5 1", "in_strides is given twice"},
+      {"dims 4 5 | perm 1 0 | pad 3", "got '| pad'"},
+      {"dims 4 5 | perm 1 0 | in_strides 1 1", "in_strides"},
+      {"4x5 f32 batch", "batch"},
+  };
+  for (const auto& [line, message] : bad) {
+    std::istringstream one(line);
+    std::vector<BenchCase> none;
+    std::string why;
+    EXPECT_FALSE(parse_suite(one, "s", &none, &why)) << line;
+    EXPECT_NE(why.find(message), std::string::npos) << line << ": " << why;
+  }
 }
 
 TEST(RandomCases, BadRequestsSayWhy) {

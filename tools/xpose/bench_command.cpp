@@ -147,7 +147,8 @@ bool command_line_permute_cases(const BenchArguments& arguments, std::vector<Ben
   return true;
 }
 
-// --dtype with a suite: each permute line once per type (2D lines name their own type).
+// --dtype with a suite: each permute line once per type (2D lines, and permute lines that name
+// a type, keep their own).
 bool apply_suite_dtypes(const BenchArguments& arguments, std::vector<BenchCase>* cases, std::string* error) {
   if (arguments.dtypes.empty()) return true;
   std::vector<DType> dtypes;
@@ -155,7 +156,7 @@ bool apply_suite_dtypes(const BenchArguments& arguments, std::vector<BenchCase>*
   std::vector<BenchCase> expanded;
   bool any_permute = false;
   for (const BenchCase& bench_case : *cases) {
-    if (bench_case.kind != BenchCase::Kind::permute) {
+    if (bench_case.kind != BenchCase::Kind::permute || bench_case.permute.dtype_given) {
       expanded.push_back(bench_case);
       continue;
     }
@@ -172,8 +173,8 @@ bool apply_suite_dtypes(const BenchArguments& arguments, std::vector<BenchCase>*
     }
   }
   if (!any_permute) {
-    *error = "--dtype: with --suite it applies to the suite's permute lines, and this suite has none "
-             "(its 2D lines name their own dtype)";
+    *error = "--dtype: with --suite it applies to the suite's permute lines that name no dtype, and this "
+             "suite has none (its other lines name their own dtype)";
     return false;
   }
   *cases = std::move(expanded);

@@ -2,6 +2,7 @@
 #include "suite.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -29,9 +30,16 @@ std::string join(const std::vector<std::string>& words) {
 // A padding count on a suite line: 0 (packed) or a positive integer.
 bool parse_padding(const std::string& text, int64_t* value) { return text == "0" || parse_positive(text, value); }
 
-// "rows cols dtype [batch] [pad_in N] [pad_out N]"
-bool parse_matrix_line(const std::vector<std::string>& words, BenchCase* bench_case,
-                       std::string* why) {
+// "rows cols dtype [batch] [pad_in N] [pad_out N]", or the form of BenchCase::label():
+// "rowsxcols dtype [batch N] [pad_in N] [pad_out N]".
+bool parse_matrix_line(std::vector<std::string> words, BenchCase* bench_case, std::string* why) {
+  const size_t times = words[0].find('x');
+  if (times != std::string::npos) {
+    const std::string rows = words[0].substr(0, times), cols = words[0].substr(times + 1);
+    words[0] = cols;
+    words.insert(words.begin(), rows);
+    if (words.size() > 4 && words[3] == "batch") words.erase(words.begin() + 3);
+  }
   if (words.size() < 3) {
     *why = "expected 'rows cols dtype [batch] [pad_in N] [pad_out N]' or 'dims ... | perm ...', got '" +
            join(words) + "'";
@@ -84,7 +92,30 @@ bool parse_matrix_line(const std::vector<std::string>& words, BenchCase* bench_c
   return validate_matrix_case(m, why);
 }
 
-// "dims d0 d1 ... | perm p0 p1 ..."
+// The strides after "| in_strides" or "| out_strides": one per dim, 0 allowed (a size-1 dim).
+bool parse_strides(std::vector<std::string>::const_iterator begin, std::vector<std::string>::const_iterator end,
+                   const std::string& key, std::vector<int64_t>* strides, std::string* why) {
+  if (!strides->empty()) {
+    *why = key + " is given twice";
+    return false;
+  }
+  for (auto word = begin; word != end; ++word) {
+    int64_t stride = 0;
+    if (*word != "0" && !parse_positive(*word, &stride)) {
+      *why = key + " entry '" + *word + "' is not a non-negative integer";
+      return false;
+    }
+    strides->push_back(stride);
+  }
+  if (strides->empty()) {
+    *why = key + " lists no strides";
+    return false;
+  }
+  return true;
+}
+
+// "dims d0 d1 ... | perm p0 p1 ... [dtype] [| in_strides s0 s1 ...] [| out_strides s0 s1 ...]":
+// the form of BenchCase::label(), so a case from any report can be run again.
 bool parse_permute_line(const std::vector<std::string>& words, BenchCase* bench_case,
                         std::string* why) {
   const auto bar = std::find(words.begin(), words.end(), "|");
@@ -101,7 +132,17 @@ bool parse_permute_line(const std::vector<std::string>& words, BenchCase* bench_
     }
     p.dims.push_back(dim);
   }
-  for (auto word = bar + 2; word != words.end(); ++word) {
+  const auto perm_end = std::find(bar + 1, words.end(), "|");
+  auto perm_last = perm_end;
+  if (perm_last - bar > 2 && std::isalpha(static_cast<unsigned char>((perm_last - 1)->front())) != 0) {
+    if (parse_dtype(*(perm_last - 1), &p.dtype) != Status::ok) {
+      *why = last_error_message();
+      return false;
+    }
+    p.dtype_given = true;
+    --perm_last;
+  }
+  for (auto word = bar + 2; word != perm_last; ++word) {
     int64_t axis = -1;
     if (*word == "0") {
       axis = 0;
@@ -128,6 +169,17 @@ bool parse_permute_line(const std::vector<std::string>& words, BenchCase* bench_
       *why = "perm is not a permutation of 0.." + std::to_string(sorted.size() - 1);
       return false;
     }
+  }
+  for (auto section = perm_end; section != words.end();) {
+    const auto next = std::find(section + 1, words.end(), "|");
+    const std::string key = section + 1 == words.end() ? std::string() : *(section + 1);
+    if (key != "in_strides" && key != "out_strides") {
+      *why = "expected '| in_strides ...' or '| out_strides ...' after the perm, got '| " + key + "'";
+      return false;
+    }
+    if (!parse_strides(section + 2, next, key, key == "in_strides" ? &p.in_strides : &p.out_strides, why))
+      return false;
+    section = next;
   }
   bench_case->kind = BenchCase::Kind::permute;
   return validate_permute_case(p, why);

@@ -4,9 +4,12 @@
 // A suite is text, one case per line, `#` starts a comment:
 //   rows cols dtype [batch] [pad_in N] [pad_out N]
 //                                    a (batched) 2D transpose, e.g. "8192 8192 f64", and a strided
-//                                    view of one: "8191 8193 u8 pad_in 15 pad_out 17"
-//   dims d0 d1 ... | perm p0 p1 ...  an N-D permutation (the dtype comes from --dtype; f64 by
-//                                    default, as the TTC papers time)
+//                                    view of one: "8191 8193 u8 pad_in 15 pad_out 17"; also as
+//                                    reports print it: "8191x8193 u8 batch 4 pad_in 15"
+//   dims d0 d1 ... | perm p0 p1 ... [dtype] [| in_strides s0 ...] [| out_strides s0 ...]
+//                                    an N-D permutation (without a dtype it comes from --dtype, f64
+//                                    by default, as the TTC papers time), optionally of strided
+//                                    views; the form of BenchCase::label(), as reports print it
 #pragma once
 
 #include <cstdint>
@@ -35,6 +38,7 @@ struct PermuteCase {
   std::vector<int64_t> dims;
   std::vector<int> perm;
   DType dtype = DType::f64;
+  bool dtype_given = false;  // on the suite line: --dtype leaves it
   // Strided views (a slice of a larger tensor): per input dim / per output dim, in elements;
   // empty means packed.
   std::vector<int64_t> in_strides, out_strides;
