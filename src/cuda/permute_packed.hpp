@@ -9,7 +9,7 @@
 //          vectors around each chunk shifted in registers;
 //   store: the tile's output runs, each thread one aligned 16-byte chunk of a run, its elements
 //          gathered from shared memory through the table; the chunks at a run's ends, which the run
-//          covers only in part, element by element.
+//          covers only in part, as aligned pieces of 8, 4, 2 and 1 bytes.
 // Plain C++ with host-device functions, like cuda/permute_tile.hpp: the CPU tests run every thread
 // of each phase in turn on host memory.
 #pragma once
@@ -84,9 +84,10 @@ struct PackedAgent {
       const int shift = Aligned ? 0 : static_cast<int>(address & 15);
       const uintptr_t aligned = address - static_cast<uintptr_t>(shift);
       const bool two = shift + bytes > 16;
-      // Aligned: a partial chunk (a run's end) is read element by element; shifted: a vector is
-      // read whole only inside the view's span.
-      const bool whole = Aligned ? bytes == 16 : aligned >= span_begin && aligned + (two ? 32 : 16) <= span_end;
+      // A vector is read whole only inside the view's span: a run's partial last chunk goes
+      // element by element only at the span's end.
+      const bool whole = Aligned ? bytes == 16 || address + 16 <= span_end
+                                 : aligned >= span_begin && aligned + (two ? 32 : 16) <= span_end;
       if (whole) {
         Vector16 v = *reinterpret_cast<const Vector16*>(aligned);
         if (!Aligned && shift != 0) {
@@ -173,11 +174,32 @@ struct PackedAgent {
       if (begin >= run_bytes) continue;
       if (begin >= 0 && begin + 16 <= run_bytes) {
         *reinterpret_cast<Vector16*>(first + begin) = gather_chunk(run_smem, begin / Size);
-      } else {
-        const int end = begin + 16 < run_bytes ? begin + 16 : run_bytes;
-        for (int b = begin < 0 ? 0 : begin; b < end; b += Size)
-          *reinterpret_cast<Element*>(first + b) = gathered(run_smem, b / Size);
+      } else if constexpr (Size < 16) {
+        store_partial(first + begin, run_smem, begin, run_bytes);
       }
+    }
+  }
+
+  // A chunk (16-byte aligned, `begin` bytes from the run's start) that the run covers only in part:
+  // its elements gathered into two 8-byte halves, written as the largest aligned pieces of 8, 4, 2
+  // or 1 bytes (at most four per side) rather than element by element: a u8 run's end took up to
+  // 15 byte stores, each a sector request of its own.
+  XPOSE_HOST_DEVICE void store_partial(uint8_t* chunk, int run_smem, int begin, int run_bytes) const {
+    const int low = begin < 0 ? -begin : 0, high = run_bytes - begin < 16 ? run_bytes - begin : 16;
+    uint64_t half0 = 0, half1 = 0;
+    for (int b = low; b < high; b += Size) {
+      const uint64_t value = static_cast<uint64_t>(gathered(run_smem, (begin + b) / Size)) << (8 * (b & 7));
+      if (b < 8) half0 |= value; else half1 |= value;
+    }
+    for (int at = low; at < high;) {
+      int piece = 8;
+      while ((at & (piece - 1)) != 0 || at + piece > high) piece >>= 1;
+      const uint64_t value = (at < 8 ? half0 : half1) >> (8 * (at & 7));
+      if (piece == 8) *reinterpret_cast<uint64_t*>(chunk + at) = value;
+      else if (piece == 4) *reinterpret_cast<uint32_t*>(chunk + at) = static_cast<uint32_t>(value);
+      else if (piece == 2) *reinterpret_cast<uint16_t*>(chunk + at) = static_cast<uint16_t>(value);
+      else chunk[at] = static_cast<uint8_t>(value);
+      at += piece;
     }
   }
 };
