@@ -9,7 +9,7 @@
 //          vectors around each chunk shifted in registers;
 //   store: the tile's output runs, each thread one aligned 16-byte chunk of a run, its elements
 //          gathered from shared memory through the table; the chunks at a run's ends, which the run
-//          covers only in part, as aligned pieces of 8, 4, 2 and 1 bytes.
+//          covers only in part, element by element.
 // Plain C++ with host-device functions, like cuda/permute_tile.hpp: the CPU tests run every thread
 // of each phase in turn on host memory.
 #pragma once
@@ -174,32 +174,13 @@ struct PackedAgent {
       if (begin >= run_bytes) continue;
       if (begin >= 0 && begin + 16 <= run_bytes) {
         *reinterpret_cast<Vector16*>(first + begin) = gather_chunk(run_smem, begin / Size);
-      } else if constexpr (Size < 16) {
-        store_partial(first + begin, run_smem, begin, run_bytes);
+      } else {
+        // Element by element: aligned pieces of 8, 4, 2 and 1 bytes (fewer stores) ran u8 and
+        // f16 cases 1-10 points slower on an H100, the lanes' piece sequences diverging.
+        const int end = begin + 16 < run_bytes ? begin + 16 : run_bytes;
+        for (int b = begin < 0 ? 0 : begin; b < end; b += Size)
+          *reinterpret_cast<Element*>(first + b) = gathered(run_smem, b / Size);
       }
-    }
-  }
-
-  // A chunk (16-byte aligned, `begin` bytes from the run's start) that the run covers only in part:
-  // its elements gathered into two 8-byte halves, written as the largest aligned pieces of 8, 4, 2
-  // or 1 bytes (at most four per side) rather than element by element: a u8 run's end took up to
-  // 15 byte stores, each a sector request of its own.
-  XPOSE_HOST_DEVICE void store_partial(uint8_t* chunk, int run_smem, int begin, int run_bytes) const {
-    const int low = begin < 0 ? -begin : 0, high = run_bytes - begin < 16 ? run_bytes - begin : 16;
-    uint64_t half0 = 0, half1 = 0;
-    for (int b = low; b < high; b += Size) {
-      const uint64_t value = static_cast<uint64_t>(gathered(run_smem, (begin + b) / Size)) << (8 * (b & 7));
-      if (b < 8) half0 |= value; else half1 |= value;
-    }
-    for (int at = low; at < high;) {
-      int piece = 8;
-      while ((at & (piece - 1)) != 0 || at + piece > high) piece >>= 1;
-      const uint64_t value = (at < 8 ? half0 : half1) >> (8 * (at & 7));
-      if (piece == 8) *reinterpret_cast<uint64_t*>(chunk + at) = value;
-      else if (piece == 4) *reinterpret_cast<uint32_t*>(chunk + at) = static_cast<uint32_t>(value);
-      else if (piece == 2) *reinterpret_cast<uint16_t*>(chunk + at) = static_cast<uint16_t>(value);
-      else chunk[at] = static_cast<uint8_t>(value);
-      at += piece;
     }
   }
 };
