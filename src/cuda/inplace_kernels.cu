@@ -582,14 +582,21 @@ Status copy_rows(T* dst, int64_t dst_pitch, const T* src, int64_t src_pitch, int
 
 // The out-of-place transpose of rows x cols (ld_in) into `out` (ld_out), by the 2D kernel that
 // the out-of-place plans would choose for it.
-Status transpose_rest(const void* in, void* out, int64_t rows, int64_t cols, int64_t ld_in, int64_t ld_out, DType type,
-                      cudaStream_t stream) {
+// The rest's out-of-place 2D transpose, its kernel chosen before square_part's first step, so that
+// a failure to choose leaves the matrix as it was.
+struct RestTranspose {
   Transpose2D problem;
-  if (Status s = make_problem(Matrix{rows, cols, ld_in, ld_out, 1, 0, 0}, type, &problem); s != Status::ok) return s;
-  const Kernel* kernel = choose_cuda_kernel(problem);
-  if (kernel == nullptr) return fail(Status::internal_error, "in-place transpose: no 2D kernel for the rest");
-  return kernel->run(in, out, problem, LaunchContext{stream, 0});
-}
+  const Kernel* kernel = nullptr;
+
+  Status prepare(int64_t rows, int64_t cols, int64_t ld_in, int64_t ld_out, DType type) {
+    if (Status s = make_problem(Matrix{rows, cols, ld_in, ld_out, 1, 0, 0}, type, &problem); s != Status::ok) return s;
+    kernel = choose_cuda_kernel(problem);
+    return kernel != nullptr ? Status::ok : fail(Status::internal_error, "in-place transpose: no 2D kernel for the rest");
+  }
+  Status run(const void* in, void* out, cudaStream_t stream) const {
+    return kernel->run(in, out, problem, LaunchContext{stream, 0});
+  }
+};
 
 // square_part (core/inplace.hpp), every step stream-ordered: the rest and the moving rows through
 // scratch, the square by run_square.
@@ -605,6 +612,10 @@ Status run_square_part(T* data, const InplaceProblem& p, int multiprocessors, un
   square.rows = square.cols = M;
   square.batch = 1;
   square.method = InplaceMethod::square;
+  RestTranspose rest_transpose;  // the rest (R x M or M x R, packed) into its place in the result
+  if (Status s = d.inverse ? rest_transpose.prepare(R, M, M, N, p.type) : rest_transpose.prepare(M, R, R, M, p.type);
+      s != Status::ok)
+    return s;
 #define XPOSE_STEP(call)                                  \
   do {                                                    \
     if (Status s_ = (call); s_ != Status::ok) return s_;  \
@@ -619,7 +630,7 @@ Status run_square_part(T* data, const InplaceProblem& p, int multiprocessors, un
         XPOSE_STEP(copy_rows(matrix + first * M, M, staging, M, M, count, multiprocessors, stream));
       }
       XPOSE_STEP(run_square(matrix, square, stream));
-      XPOSE_STEP(transpose_rest(rest, matrix + M * M, M, R, R, M, p.type, stream));
+      XPOSE_STEP(rest_transpose.run(rest, matrix + M * M, stream));
     } else {  // N rows of M: rest = rows M..N-1
       XPOSE_STEP(copy_rows(rest, M, matrix + M * M, M, M, R, multiprocessors, stream));
       XPOSE_STEP(run_square(matrix, square, stream));
@@ -629,7 +640,7 @@ Status run_square_part(T* data, const InplaceProblem& p, int multiprocessors, un
         XPOSE_STEP(copy_rows(matrix + first * N, N, staging, M, M, count, multiprocessors, stream));
         end = first;
       }
-      XPOSE_STEP(transpose_rest(rest, matrix + M, R, M, M, N, p.type, stream));
+      XPOSE_STEP(rest_transpose.run(rest, matrix + M, stream));
     }
   }
 #undef XPOSE_STEP
