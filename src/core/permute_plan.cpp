@@ -6,13 +6,10 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/kernel_registry.hpp"
 
 namespace xpose::detail {
 namespace {
-
-// Below this many bytes the CPU stays on the calling thread: starting threads costs tens of
-// microseconds (the same threshold as the 2D choice in cpu/cpu_kernels.cpp).
-constexpr int64_t kCpuThreadedFromBytes = int64_t{1} << 20;
 
 // GPU: packed (a box whose input and output runs are both long, at the price of a table read per
 // element) replaces

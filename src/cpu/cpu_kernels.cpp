@@ -51,10 +51,7 @@ const std::vector<Kernel>& cpu_kernels() {
 }
 
 const Kernel* choose_cpu_kernel(const Transpose2D& p) {
-  // Starting a thread costs 20 to 40 microseconds: from 4 MiB (about 200 microseconds on one
-  // thread) a second thread mostly wins, below it mostly loses (docs/cpu.md, 2026-11-22).
-  constexpr int64_t kThreadedFromBytes = int64_t{4} << 20;
-  return find_kernel(Device::cpu, p.bytes() >= kThreadedFromBytes ? "threaded" : "blocked");
+  return find_kernel(Device::cpu, p.bytes() >= kCpuThreadedFromBytes ? "threaded" : "blocked");
 }
 
 }  // namespace xpose::detail

@@ -20,8 +20,6 @@
 namespace xpose::detail {
 namespace {
 
-// Below this many bytes per thread a job stays on fewer threads (as the out-of-place kernels).
-constexpr int64_t kMinBytesPerThread = int64_t{1} << 20;
 
 // Square matrices: tile pairs (I, J) and (J, I) swapped through one buffer of a tile: tile (I, J)
 // is copied to the buffer, tile (J, I) transposed into its place, then the buffer transposed into
@@ -280,7 +278,7 @@ Status transpose_decomposed(T* a, const InplaceProblem& p, int threads) {
 template <typename T>
 void copy_rows_parallel(T* dst, int64_t dst_pitch, const T* src, int64_t src_pitch, int64_t width, int64_t rows,
                         int threads) {
-  const int n = threads_for(threads, rows * width * int64_t{sizeof(T)}, kMinBytesPerThread);
+  const int n = threads_for(threads, rows * width * int64_t{sizeof(T)});
   parallel_for(n, [&](int t, int count) {
     for (int64_t r = rows * t / count; r < rows * (t + 1) / count; ++r)
       std::memcpy(dst + r * dst_pitch, src + r * src_pitch, sizeof(T) * static_cast<std::size_t>(width));
@@ -336,11 +334,11 @@ Status transpose_square_part(T* a, const InplaceProblem& p, int threads) {
 int64_t cpu_inplace_scratch_bytes(const InplaceProblem& p, int threads) {
   if (p.method == InplaceMethod::square_part) return SquarePartLayout(p, square_part_staging_bytes()).scratch_bytes(p);
   if (p.method != InplaceMethod::decomposed) return 0;
-  return DecomposedLayout(p, threads_for(threads, p.bytes(), kMinBytesPerThread)).scratch_bytes(p);
+  return DecomposedLayout(p, threads_for(threads, p.bytes())).scratch_bytes(p);
 }
 
 Status cpu_transpose_inplace(void* data, const InplaceProblem& p, int threads) {
-  const int n = threads_for(threads, p.bytes(), kMinBytesPerThread);
+  const int n = threads_for(threads, p.bytes());
   Status status = Status::ok;
   dispatch_element_size(p.elem_size, [&](auto element) {
     using T = decltype(element);

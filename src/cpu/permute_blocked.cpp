@@ -14,13 +14,11 @@
 namespace xpose::detail {
 namespace {
 
-// Each thread gets at least this much work (set when every call started its own threads).
-constexpr int64_t kMinBytesPerThread = int64_t{1} << 20;
 // Bytes a tile copies: both the lines it reads and those it writes stay in a 48 KiB L1.
 constexpr int64_t kTileBytes = 16 << 10;
 
 int resolve_threads(int threads, int64_t bytes) {
-  return threads_for(threads, bytes, kMinBytesPerThread);
+  return threads_for(threads, bytes);
 }
 
 // Runs work(begin, end) over [0, units) cut into n contiguous ranges, on the pool.

@@ -14,8 +14,6 @@
 namespace xpose::detail {
 namespace {
 
-// Each thread gets at least this much (as parallel_memcpy: the same split for both ceilings).
-constexpr int64_t kMinBytesPerThread = int64_t{2} << 20;
 
 void stream_copy(unsigned char* dst, const unsigned char* src, int64_t bytes) {
 #if defined(XPOSE_HAVE_SSE2_STREAMS)
@@ -38,7 +36,7 @@ void stream_copy(unsigned char* dst, const unsigned char* src, int64_t bytes) {
 
 void parallel_stream_copy(void* dst, const void* src, int64_t bytes, int threads) {
   if (bytes <= 0) return;
-  const int n = threads_for(threads, bytes, kMinBytesPerThread);
+  const int n = threads_for(threads, bytes);
   parallel_for(n, [=](int t, int count) {
     const int64_t chunk = (bytes / count + 63) / 64 * 64;
     const int64_t begin = std::min(bytes, chunk * t);

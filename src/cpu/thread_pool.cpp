@@ -8,6 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include "core/kernel_registry.hpp"
+
 namespace xpose::detail {
 namespace {
 
@@ -114,9 +116,9 @@ int hardware_threads() {
   return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-int threads_for(int threads, int64_t bytes, int64_t min_bytes_per_thread) {
+int threads_for(int threads, int64_t bytes) {
   const int64_t wanted = threads > 0 ? threads : hardware_threads();
-  return static_cast<int>(std::max<int64_t>(1, std::min(wanted, bytes / min_bytes_per_thread)));
+  return static_cast<int>(std::max<int64_t>(1, std::min(wanted, bytes / kCpuMinBytesPerThread)));
 }
 
 void run_shares(int n, void (*call)(const void*, int, int), const void* context) {

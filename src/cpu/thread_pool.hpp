@@ -10,8 +10,9 @@ namespace xpose::detail {
 int hardware_threads();
 
 // Threads for a job of `bytes`: `threads` (0: all hardware threads), but no more than one per
-// `min_bytes_per_thread` (so that small jobs stay on the calling thread), and at least 1.
-int threads_for(int threads, int64_t bytes, int64_t min_bytes_per_thread);
+// kCpuMinBytesPerThread (core/kernel_registry.hpp: small jobs stay on the calling thread), and at
+// least 1.
+int threads_for(int threads, int64_t bytes);
 
 // Runs call(context, t, n) for every t in [0, n) and returns when all have finished: share 0 on
 // the calling thread, the others on the pool (or on the calling thread, when no pool thread is

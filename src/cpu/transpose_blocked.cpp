@@ -69,13 +69,8 @@ int prefetch_tiles(int elem_size, int wide, CpuIsa isa) {
 // Without vector tiles a strip is this many rows of scalar blocks.
 constexpr int64_t kScalarStripRows = 64;
 
-// Each thread gets at least this much work (measured when every call started its threads, 20 to
-// 40 us each: two threads won on 4 MiB f32, lost on 4 MiB f64, won from 8 MiB; with the pool the
-// cost is a wake-up, so this could come down once re-measured).
-constexpr int64_t kMinBytesPerThread = int64_t{2} << 20;
-
 int resolve_threads(int threads, int64_t bytes) {
-  return threads_for(threads, bytes, kMinBytesPerThread);
+  return threads_for(threads, bytes);
 }
 
 void transpose_scalar_of_size(const TileRegion& r, int elem_size) {

@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/kernel_registry.hpp"
 #include "cpu/thread_pool.hpp"
 
 namespace {
@@ -42,9 +43,14 @@ TEST(ThreadPool, SeveralCallersAtOnceAndNestedCallsFinish) {
 }
 
 TEST(ThreadPool, ThreadsForKeepsSmallJobsOnOneThread) {
-  EXPECT_EQ(xpose::detail::threads_for(8, 100, 1 << 20), 1);
-  EXPECT_EQ(xpose::detail::threads_for(2, int64_t{64} << 20, 1 << 20), 2);
-  EXPECT_GE(xpose::detail::threads_for(0, int64_t{64} << 20, 1 << 20), 1);
+  using xpose::detail::kCpuMinBytesPerThread;
+  using xpose::detail::threads_for;
+  EXPECT_EQ(threads_for(8, 100), 1);
+  EXPECT_EQ(threads_for(8, 2 * kCpuMinBytesPerThread - 1), 1);  // a thread's share at least
+  EXPECT_EQ(threads_for(8, 2 * kCpuMinBytesPerThread), 2);
+  EXPECT_EQ(threads_for(2, int64_t{64} << 20), 2);
+  EXPECT_GE(threads_for(0, int64_t{64} << 20), 1);
+  EXPECT_EQ(xpose::detail::kCpuThreadedFromBytes, 2 * kCpuMinBytesPerThread);  // plans: a second share
 }
 
 }  // namespace
