@@ -45,14 +45,14 @@ std::vector<Kernel> kernels(Device device);
 const Kernel* find_kernel(Device device, const std::string& name);
 // The production choice for a validated, non-empty problem.
 const Kernel* choose_cpu_kernel(const Transpose2D& problem);
+const Kernel* choose_cuda_kernel(const Transpose2D& problem);
 
 // CPU threads, one rule for every kernel: a thread gets at least this many bytes of work, and a
 // plan takes a threaded kernel from twice it (a second thread's share). Waking a pool thread and
-// waiting for it costs microseconds, a few percent of the time one thread spends on this many
-// bytes (docs/cpu.md, "Threads").
+// waiting for it cost 20-30 us on the Xeon guest, and from 512 KiB two threads ran 1.5-1.8x faster
+// than one (docs/cpu.md, "Threads").
 constexpr int64_t kCpuMinBytesPerThread = int64_t{256} << 10;
 constexpr int64_t kCpuThreadedFromBytes = 2 * kCpuMinBytesPerThread;
-const Kernel* choose_cuda_kernel(const Transpose2D& problem);
 
 // Device-side checks done once per plan (a GPU is visible, ...) and per execute (pointers live on
 // the GPU, the stream is valid). Without a CUDA build both report that CUDA is not compiled in.

@@ -20,7 +20,6 @@
 namespace xpose::detail {
 namespace {
 
-
 // Square matrices: tile pairs (I, J) and (J, I) swapped through one buffer of a tile: tile (I, J)
 // is copied to the buffer, tile (J, I) transposed into its place, then the buffer transposed into
 // (J, I)'s place; a diagonal tile is copied and transposed back. The transposes are the vector

@@ -14,7 +14,6 @@
 namespace xpose::detail {
 namespace {
 
-
 void stream_copy(unsigned char* dst, const unsigned char* src, int64_t bytes) {
 #if defined(XPOSE_HAVE_SSE2_STREAMS)
   // Ordinary stores up to the first 16-byte boundary of dst and after the last whole 64 bytes.

@@ -580,10 +580,9 @@ Status copy_rows(T* dst, int64_t dst_pitch, const T* src, int64_t src_pitch, int
   return gpu::check_launch("copy_rows_kernel");
 }
 
-// The out-of-place transpose of rows x cols (ld_in) into `out` (ld_out), by the 2D kernel that
-// the out-of-place plans would choose for it.
-// The rest's out-of-place 2D transpose, its kernel chosen before square_part's first step, so that
-// a failure to choose leaves the matrix as it was.
+// The rest's out-of-place 2D transpose (rows x cols, ld_in, into `out` with ld_out) by the 2D
+// kernel that the out-of-place plans would choose for it, chosen before square_part's first step
+// so that a failure to choose leaves the matrix as it was.
 struct RestTranspose {
   Transpose2D problem;
   const Kernel* kernel = nullptr;
