@@ -211,9 +211,13 @@ void permute_as_2d_slices(const unsigned char* in, unsigned char* out, const Wal
 // moves enough bytes per step (AMD EPYC Zen 3, 2 threads, % of memcpy, three rounds against the 2D
 // slices: `50 40 3 30 5 / 4 1 3 0 2` f64 10 -> 22, `20 30 40 6 10 / 2 4 0 3 1` f32 26 -> 45,
 // `400 30 20 10 8 / 4 2 0 3 1` f32 25 -> 39, `64 33 17 29 3 / 3 1 4 0 2` f64 20 -> 26; a u8 case,
-// `13 35 1000 5 23 / 1 0 4 2 3`, 32 -> 22).
+// `13 35 1000 5 23 / 1 0 4 2 3`, 32 -> 22). Elements of 8 bytes or more move twice f32's bytes
+// per step, so for them the tiles also take inner axes of 64-255 bytes on both sides (Xeon
+// guest: `93 11 62 7 9 / 0 2 4 1 3` c128 24 -> 62, `100 50 12 40 20 / 1 4 0 3 2` f64 25 -> 70;
+// f32 there lost 10-20 points to the tiles, docs/cpu.md).
 constexpr int64_t kShortAxisBytes = 64;
 constexpr int64_t kShortAxisMinElemBytes = 4;
+constexpr int64_t kWideElemBytes = 8, kWideShortAxisBytes = 256;
 constexpr int64_t kGroupBytes = 128;
 
 struct TileAxis {
@@ -334,8 +338,11 @@ void permute_blocked(const void* in, void* out, const PermuteLayout& layout, int
   const Walk walk = plan_walk(layout);
   const int64_t e = layout.elem_size;
   const bool unit_strides = walk.run == e && walk.y.size > 1 && walk.x.in == e && walk.y.out == e;
-  const bool short_inner_axes = walk.run == e && e >= kShortAxisMinElemBytes && layout.rank >= 3 &&
-                                walk.y.size > 1 && (walk.x.size * e < kShortAxisBytes || walk.y.size * e < kShortAxisBytes);
+  const int64_t x_bytes = walk.x.size * e, y_bytes = walk.y.size * e;
+  const bool short_inner_axes =
+      walk.run == e && e >= kShortAxisMinElemBytes && layout.rank >= 3 && walk.y.size > 1 &&
+      (x_bytes < kShortAxisBytes || y_bytes < kShortAxisBytes ||
+       (e >= kWideElemBytes && x_bytes < kWideShortAxisBytes && y_bytes < kWideShortAxisBytes));
   if (short_inner_axes)
     permute_multi_axis_tiles(src, dst, plan_multi_axis_tiles(layout), layout.elem_size, threads, layout.bytes());
   else if (unit_strides)

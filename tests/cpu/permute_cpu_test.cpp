@@ -158,6 +158,10 @@ TEST_P(PermuteCpuKernel, ShortInnerAxesMatchReference) {
   }
   expect_permutes(GetParam(), {{40, 30, 20, 10, 8}, {4, 2, 0, 3, 1}, {}, {}}, DType::f32);  // 3.8 MB
   expect_permutes(GetParam(), {{64, 33, 17, 29, 3}, {3, 1, 4, 0, 2}, {}, {}}, DType::u8);
+  // 8- and 16-byte elements: inner axes of 64-255 bytes on both sides take the tiles too.
+  expect_permutes(GetParam(), {{9, 11, 13, 7, 9}, {0, 2, 4, 1, 3}, {}, {}}, DType::c128);
+  expect_permutes(GetParam(), {{10, 20, 12, 14, 20}, {1, 4, 0, 3, 2}, {}, {}}, DType::f64);
+  expect_permutes(GetParam(), {{10, 20, 12, 14, 20}, {1, 4, 0, 3, 2}, {}, {}}, DType::c64);
   expect_permutes(GetParam(),
                   {{7, 11, 13, 5}, {3, 1, 0, 2}, {11 * 13 * 5 * 2 + 3, 13 * 5 * 2, 5 * 2, 2}, {}}, DType::u16);
   expect_permutes(GetParam(), {{7, 11, 13, 5}, {2, 3, 1, 0}, {}, {5 * 11 * 8 + 3, 11 * 8, 8, 1}}, DType::f64);
