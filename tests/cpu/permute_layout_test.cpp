@@ -116,6 +116,11 @@ TEST(PermuteLayout, AutoChoosesByLayout) {
   EXPECT_EQ(chosen({{6, 7, 4}, {1, 0, 2}, {}, {}}), "transpose2d:blocked");  // widened
   EXPECT_EQ(chosen({{6, 7, 8}, {2, 1, 0}, {}, {}}), "blocked");
   EXPECT_EQ(chosen({{64, 64, 64}, {2, 1, 0}, {}, {}}), "threaded");
+  // Threads from kCpuThreadedFromBytes (512 KiB), for 2D and N-D alike.
+  EXPECT_EQ(chosen({{255, 512}, {1, 0}, {}, {}}), "transpose2d:blocked");
+  EXPECT_EQ(chosen({{256, 512}, {1, 0}, {}, {}}), "transpose2d:threaded");
+  EXPECT_EQ(chosen({{7, 16, 32, 32}, {3, 1, 0, 2}, {}, {}}), "blocked");    // 448 KiB
+  EXPECT_EQ(chosen({{8, 16, 32, 32}, {3, 1, 0, 2}, {}, {}}), "threaded");   // 512 KiB
 }
 
 TEST(PermuteLayout, GpuChoiceFollowsTheRule) {
