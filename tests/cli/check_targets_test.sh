@@ -10,23 +10,15 @@ scratch="$(mktemp -d "${TMPDIR:-/tmp}/xpose-check-targets-XXXXXX")"
 trap 'rm -rf "$scratch"' EXIT
 failures=0
 
+source "$(dirname "${BASH_SOURCE[0]}")/check_output.sh"
+
 # expect NAME STATUS FILE TEXT...: the checker exits with STATUS and prints every TEXT (fixed strings).
 expect() {
   local name="$1" want="$2" file="$3"
   shift 3
   local status=0
   python3 "$checker" "$file" >"$scratch/out" 2>&1 || status=$?
-  local problems=()
-  [ "$status" -ne "$want" ] && problems+=("exit status $status, expected $want")
-  for text in "$@"; do grep -qF -- "$text" "$scratch/out" || problems+=("output lacks '$text'"); done
-  if [ "${#problems[@]}" -gt 0 ]; then
-    failures=$((failures + 1))
-    echo "FAIL $name"
-    for problem in "${problems[@]}"; do echo "  - $problem"; done
-    sed 's/^/    | /' "$scratch/out"
-  else
-    echo "ok   $name"
-  fi
+  check_output "$name" "$want" "$status" "$scratch/out" "$@"
 }
 
 expect h100_reference_all_met 0 "$source_dir/bench/results/2026-11-24-nvidia-h100-shapes2d.json" \

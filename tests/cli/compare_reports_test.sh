@@ -11,6 +11,8 @@ scratch="$(mktemp -d "${TMPDIR:-/tmp}/xpose-compare-reports-XXXXXX")"
 trap 'rm -rf "$scratch"' EXIT
 failures=0
 
+source "$(dirname "${BASH_SOURCE[0]}")/check_output.sh"
+
 # expect NAME STATUS ARGS... -- TEXT...: the tool exits with STATUS and prints every TEXT (fixed strings).
 expect() {
   local name="$1" want="$2"
@@ -20,17 +22,7 @@ expect() {
   shift
   local status=0
   python3 "$tool" "${args[@]}" >"$scratch/out" 2>&1 || status=$?
-  local problems=()
-  [ "$status" -ne "$want" ] && problems+=("exit status $status, expected $want")
-  for text in "$@"; do grep -qF -- "$text" "$scratch/out" || problems+=("output lacks '$text'"); done
-  if [ "${#problems[@]}" -gt 0 ]; then
-    failures=$((failures + 1))
-    echo "FAIL $name"
-    for problem in "${problems[@]}"; do echo "  - $problem"; done
-    sed 's/^/    | /' "$scratch/out"
-  else
-    echo "ok   $name"
-  fi
+  check_output "$name" "$want" "$status" "$scratch/out" "$@"
 }
 
 python3 - "$scratch" <<'PY'
