@@ -55,10 +55,13 @@ __global__ void __launch_bounds__(kTiledThreads, ShiftedStores ? 4 : 5)
 __device__ void find_packed_tile(const PackedParams& p, int64_t t, PackedTile* tile) {
   const int lane = static_cast<int>(threadIdx.x);
   int64_t in_offset = 0, out_offset = 0;
+  bool whole = true;
   if (lane < p.rank) {
     const int extent = packed_tile_axis(p, t, lane, &in_offset, &out_offset);
     if (p.box_of[lane] >= 0) tile->extent[p.box_of[lane]] = extent;
+    whole = extent == p.extent[lane];
   }
+  whole = __all_sync(0xFFFFFFFFu, whole);
   for (int shift = 16; shift > 0; shift /= 2) {
     in_offset += __shfl_xor_sync(0xFFFFFFFFu, in_offset, shift);
     out_offset += __shfl_xor_sync(0xFFFFFFFFu, out_offset, shift);
@@ -67,12 +70,13 @@ __device__ void find_packed_tile(const PackedParams& p, int64_t t, PackedTile* t
   if (lane == 0) {
     tile->in_base = in_offset;
     tile->out_base = out_offset;
+    tile->whole = whole;
     packed_tile_runs(p, tile);
   }
 }
 
 // Tiles (boxes of several axes, cuda/permute_packed.hpp) in turn per block: the block fills the
-// gather table once, then per tile the first warp finds where it lies, the block loads its input
+// gather table (and the run tables) once, then per tile the first warp finds where it lies, the block loads its input
 // runs and stores its output runs. The grid is what the GPU holds at once (at most), so that the
 // table is filled once per block rather than once per tile. Barrier waits are the kernel's main
 // stall: 8 blocks per SM (32 registers) rather than the 6 that 40 registers allow.
@@ -83,9 +87,12 @@ __global__ void __launch_bounds__(kPackedThreads, kPackedMinBlocks)
                           const __grid_constant__ PackedParams p) {
   __shared__ __align__(16) uint8_t box[kPackedSharedBytes];
   __shared__ uint16_t gather_table[kPackedTableEntries];
+  __shared__ PackedRunTables runs;
   __shared__ PackedTile tile;
-  const PackedAgent<Size> agent{p, static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x), box, gather_table};
+  const PackedAgent<Size> agent{p, static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x), box, gather_table,
+                                &runs};
   agent.fill_gather_table();
+  if (p.run_tables) agent.fill_run_tables();
   for (int64_t t = blockIdx.x; t < p.tiles; t += gridDim.x) {
     if (threadIdx.x < 32) find_packed_tile(p, t, &tile);
     __syncthreads();

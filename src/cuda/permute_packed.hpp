@@ -4,6 +4,9 @@
 //   fill_gather_table: once per block, the shared-memory offset of each position of an output run
 //          (its digits along the run's axes times their steps), so that the stores find an element
 //          with one table read instead of divisions;
+//   fill_run_tables: once per block where PackedParams::run_tables, where each input and output
+//          run starts relative to its tile, so that whole tiles walk their chunks without divisions
+//          (edge tiles find each run from its digits, run_start);
 //   load:  the tile's input runs from global memory into shared memory, run j at byte j * pitch,
 //          in 16-byte chunks: plain vectors where every run starts on 16 bytes, else the two aligned
 //          vectors around each chunk shifted in registers;
@@ -29,6 +32,7 @@ struct PackedAgent {
   int thread, threads;
   uint8_t* box;            // kPackedSharedBytes, 16-byte aligned
   uint16_t* gather_table;  // kPackedTableEntries
+  PackedRunTables* runs;   // used where p.run_tables
 
   // Where run `run` of a walk starts: its digits along the walk's other box axes (`steps`)
   // times their global and shared-memory steps, added to `global` and `smem`; false when it lies
@@ -63,13 +67,57 @@ struct PackedAgent {
     }
   }
 
+  // Where each run of a whole tile starts, relative to the tile: the input runs' global offsets
+  // and the output runs' global and shared-memory offsets.
+  XPOSE_HOST_DEVICE void fill_run_tables() const {
+    PackedTile whole;
+    for (int b = 0; b < p.box_axes; ++b) whole.extent[b] = static_cast<int>(p.extent[p.box_axis[b]]);
+    for (int run = thread; run < p.in_runs; run += threads) {
+      int64_t global = 0;
+      int unused = 0;
+      run_start(p.in_outer, p.in_outer_axes, run, whole, &global, &unused);
+      runs->in_global[run] = global;
+    }
+    for (int run = thread; run < p.out_runs; run += threads) {
+      int64_t global = 0;
+      int smem = 0;
+      run_start(p.out_outer, p.out_outer_axes, run, whole, &global, &smem);
+      runs->out_global[run] = global;
+      runs->out_smem[run] = static_cast<uint16_t>(smem);
+    }
+  }
+
+  // Calls chunk(run, chunk) for this thread's chunks of `run_count` runs of `chunks_per_run`
+  // chunks: consecutive threads take consecutive chunks, the thread's next is `threads` later,
+  // found by adding instead of dividing.
+  template <typename Chunk>
+  XPOSE_HOST_DEVICE void walk_runs(int run_count, const TileDivisor& chunks_per_run, Chunk&& chunk) const {
+    int run = 0, step_runs = 0;
+    int c = chunks_per_run.divide_remainder(thread, &run);
+    const int step_chunks = chunks_per_run.divide_remainder(threads, &step_runs);
+    while (run < run_count) {
+      chunk(run, c);
+      c += step_chunks;
+      run += step_runs;
+      if (c >= chunks_per_run.divisor()) {
+        c -= chunks_per_run.divisor();
+        ++run;
+      }
+    }
+  }
+
   // Consecutive threads take consecutive 16-byte chunks of the tile's input runs. `Aligned`: every
   // run starts on 16 bytes (PackedParams::in_runs_aligned and an aligned pointer).
   template <bool Aligned>
   XPOSE_HOST_DEVICE void load(const PackedTile& t, const uint8_t* __restrict__ in) const {
-    const uintptr_t span_begin = reinterpret_cast<uintptr_t>(in), span_end = span_begin + p.in_span_bytes;
+    const int run_bytes = t.in_run_span * Size;
+    if (t.whole && p.run_tables) {
+      walk_runs(p.in_runs, p.in_chunks_per_run, [&](int run, int chunk) {
+        load_chunk<Aligned>(in, t.in_base + runs->in_global[run], run, chunk * 16, run_bytes);
+      });
+      return;
+    }
     const int items = p.in_runs * p.in_chunks_per_run.divisor();
-    const int run_bytes = t.in_run_elements * Size;
     for (int item = thread; item < items; item += threads) {
       int run = 0;
       const int begin = p.in_chunks_per_run.divide_remainder(item, &run) * 16;
@@ -77,39 +125,53 @@ struct PackedAgent {
       int64_t source = t.in_base;
       int unused = 0;  // the run's place in shared memory is run * pitch
       if (!run_start(p.in_outer, p.in_outer_axes, run, t, &source, &unused)) continue;
-      const uint8_t* from = in + source * Size + begin;
-      uint8_t* to = box + run * p.pitch + begin;
-      const int bytes = run_bytes - begin < 16 ? run_bytes - begin : 16;
-      const uintptr_t address = reinterpret_cast<uintptr_t>(from);
-      const int shift = Aligned ? 0 : static_cast<int>(address & 15);
-      const uintptr_t aligned = address - static_cast<uintptr_t>(shift);
-      const bool two = shift + bytes > 16;
-      // A vector is read whole only inside the view's span: a run's partial last chunk goes
-      // element by element only at the span's end.
-      const bool whole = Aligned ? bytes == 16 || address + 16 <= span_end
-                                 : aligned >= span_begin && aligned + (two ? 32 : 16) <= span_end;
-      if (whole) {
-        Vector16 v = *reinterpret_cast<const Vector16*>(aligned);
-        if (!Aligned && shift != 0) {
-          Vector16 hi = {};
-          if (two) hi = *reinterpret_cast<const Vector16*>(aligned + 16);
-          v = shift_pair(v, hi, shift);
-        }
-        // Rows are 4-byte aligned; the last word of a run may carry bytes past its end into the
-        // row's padding (the pitch covers the run rounded up to 4 bytes). Lanes 16 bytes apart
-        // would meet in the same bank four at a time: for 1- and 2-byte elements each group of 8
-        // lanes starts at another word (for larger ones the selects cost more than the conflicts).
-        auto* words = reinterpret_cast<uint32_t*>(to);
-        const int rotation = Size <= 2 ? (thread >> 3) & 3 : 0, count = (bytes + 3) / 4;
+      load_chunk<Aligned>(in, source, run, begin, run_bytes);
+    }
+  }
+
+  // Bytes begin .. begin + 15 (fewer at the run's end) of input run `run`, which starts at element
+  // `source`, into shared memory.
+  template <bool Aligned>
+  XPOSE_HOST_DEVICE void load_chunk(const uint8_t* __restrict__ in, int64_t source, int run, int begin,
+                                    int run_bytes) const {
+    const uintptr_t span_begin = reinterpret_cast<uintptr_t>(in), span_end = span_begin + p.in_span_bytes;
+    const uint8_t* from = in + source * Size + begin;
+    uint8_t* to = box + run * p.pitch + begin;
+    const int bytes = run_bytes - begin < 16 ? run_bytes - begin : 16;
+    const uintptr_t address = reinterpret_cast<uintptr_t>(from);
+    const int shift = Aligned ? 0 : static_cast<int>(address & 15);
+    const uintptr_t aligned = address - static_cast<uintptr_t>(shift);
+    const bool two = shift + bytes > 16;
+    // A vector is read whole only inside the view's span: a run's partial last chunk goes
+    // element by element only at the span's end.
+    const bool whole = Aligned ? bytes == 16 || address + 16 <= span_end
+                               : aligned >= span_begin && aligned + (two ? 32 : 16) <= span_end;
+    if (whole) {
+      Vector16 v = *reinterpret_cast<const Vector16*>(aligned);
+      if (!Aligned && shift != 0) {
+        Vector16 hi = {};
+        if (two) hi = *reinterpret_cast<const Vector16*>(aligned + 16);
+        v = shift_pair(v, hi, shift);
+      }
+      // Rows are 4-byte aligned; the last word of a run may carry bytes past its end into the
+      // row's padding (the pitch covers the run rounded up to 4 bytes). Lanes 16 bytes apart
+      // would meet in the same bank four at a time: for 1- and 2-byte elements each group of 8
+      // lanes starts at another word (for larger ones the selects cost more than the conflicts).
+      auto* words = reinterpret_cast<uint32_t*>(to);
+      const int rotation = Size <= 2 ? (thread >> 3) & 3 : 0, count = (bytes + 3) / 4;
+      if (count == 4) {  // all but a run's last chunk: no per-word tests
+        XPOSE_UNROLL
+        for (int k = 0; k < 4; ++k) words[(k + rotation) & 3] = word_of(v, (k + rotation) & 3);
+      } else {
         XPOSE_UNROLL
         for (int k = 0; k < 4; ++k) {
           const int w = (k + rotation) & 3;
           if (w < count) words[w] = word_of(v, w);
         }
-      } else {
-        for (int b = 0; b < bytes; b += Size)
-          *reinterpret_cast<Element*>(to + b) = *reinterpret_cast<const Element*>(from + b);
       }
+    } else {
+      for (int b = 0; b < bytes; b += Size)
+        *reinterpret_cast<Element*>(to + b) = *reinterpret_cast<const Element*>(from + b);
     }
   }
 
@@ -160,27 +222,41 @@ struct PackedAgent {
   template <bool Aligned>
   XPOSE_HOST_DEVICE void store(const PackedTile& t, uint8_t* __restrict__ out) const {
     const TileDivisor& chunks_per_run = Aligned ? p.out_chunks_aligned : p.out_chunks_shifted;
-    const int items = p.out_runs * chunks_per_run.divisor();
     const int run_bytes = t.out_run_elements * Size;
+    if (t.whole && p.run_tables) {
+      walk_runs(p.out_runs, chunks_per_run, [&](int run, int chunk) {
+        store_chunk<Aligned>(out, t.out_base + runs->out_global[run], runs->out_smem[run], chunk, run_bytes);
+      });
+      return;
+    }
+    const int items = p.out_runs * chunks_per_run.divisor();
     for (int item = thread; item < items; item += threads) {
       int run = 0;
       const int chunk = chunks_per_run.divide_remainder(item, &run);
       int64_t target = t.out_base;
       int run_smem = 0;
       if (!run_start(p.out_outer, p.out_outer_axes, run, t, &target, &run_smem)) continue;
-      uint8_t* first = out + target * Size;
-      const int lead = Aligned ? 0 : static_cast<int>(reinterpret_cast<uintptr_t>(first) & 15);
-      const int begin = chunk * 16 - lead;  // the chunk's first byte, from the run's start
-      if (begin >= run_bytes) continue;
-      if (begin >= 0 && begin + 16 <= run_bytes) {
-        *reinterpret_cast<Vector16*>(first + begin) = gather_chunk(run_smem, begin / Size);
-      } else {
-        // Element by element: aligned pieces of 8, 4, 2 and 1 bytes (fewer stores) ran u8 and
-        // f16 cases 1-10 points slower on an H100, the lanes' piece sequences diverging.
-        const int end = begin + 16 < run_bytes ? begin + 16 : run_bytes;
-        for (int b = begin < 0 ? 0 : begin; b < end; b += Size)
-          *reinterpret_cast<Element*>(first + b) = gathered(run_smem, b / Size);
-      }
+      store_chunk<Aligned>(out, target, run_smem, chunk, run_bytes);
+    }
+  }
+
+  // Aligned 16-byte chunk `chunk` of the output run that starts at element `target` and at
+  // `run_smem` in shared memory.
+  template <bool Aligned>
+  XPOSE_HOST_DEVICE void store_chunk(uint8_t* __restrict__ out, int64_t target, int run_smem, int chunk,
+                                     int run_bytes) const {
+    uint8_t* first = out + target * Size;
+    const int lead = Aligned ? 0 : static_cast<int>(reinterpret_cast<uintptr_t>(first) & 15);
+    const int begin = chunk * 16 - lead;  // the chunk's first byte, from the run's start
+    if (begin >= run_bytes) return;
+    if (begin >= 0 && begin + 16 <= run_bytes) {
+      *reinterpret_cast<Vector16*>(first + begin) = gather_chunk(run_smem, begin / Size);
+    } else {
+      // Element by element: aligned pieces of 8, 4, 2 and 1 bytes (fewer stores) ran u8 and
+      // f16 cases 1-10 points slower on an H100, the lanes' piece sequences diverging.
+      const int end = begin + 16 < run_bytes ? begin + 16 : run_bytes;
+      for (int b = begin < 0 ? 0 : begin; b < end; b += Size)
+        *reinterpret_cast<Element*>(first + b) = gathered(run_smem, b / Size);
     }
   }
 };

@@ -261,30 +261,38 @@ struct Box {
   }
 
   // A side's run: the axes in that side's order from its innermost while each is packed onto the
-  // ones before, all of them whole but the last. Returns the run's length in elements of a full
-  // tile and sets `frontier` to the axis the run could grow along (its last axis, if not whole, or
-  // the next packed one), -1 when it cannot grow.
+  // ones before, all of them whole but the last. An input run may also take an axis whose stride
+  // leaves a gap after the axes before it (a slice of a larger tensor), when the gap is under one
+  // sector, which the reads fetch anyway, and the stride at most twice the elements before it, so
+  // that the gaps at most double the run in shared memory; the run is then read with its gaps.
+  // Output runs are written, so they stay packed. Returns the run's span in elements of a full
+  // tile (from its first element to its last, gaps included) and sets `frontier` to the axis the
+  // run could grow along (its last axis, if not whole, or the next one), -1 when it cannot grow.
   int64_t run(bool input, int* frontier, int* axes) const {
-    int64_t length = 1, packed = 1;
+    int64_t span = 1, elements = 1;  // of the run's whole axes so far
     *frontier = -1;
     *axes = 0;
     for (int n = 0; n < rank; ++n) {
       const int i = input ? n : out_order[n];
       const int64_t stride = input ? in_stride[i] : out_stride[i];
-      if (stride != packed) return length;
+      const bool packed = stride == span;
+      const bool small_gap = input && stride > span && (stride - span) * elem_size < kSectorBytes &&
+                             stride <= 2 * elements;
+      if (!packed && !small_gap) return span;
       if (extent[i] == 1) {
         *frontier = i;
-        return length;
+        return span;
       }
       ++*axes;
-      length *= extent[i];
+      const int64_t run_span = span + (extent[i] - 1) * stride;
       if (extent[i] < size[i]) {
         *frontier = i;
-        return length;
+        return run_span;
       }
-      packed *= size[i];
+      span = run_span;
+      elements *= size[i];
     }
-    return length;
+    return span;
   }
 
   // Shared memory: input runs at a pitch of an odd number of units (max(4, element) bytes), so
@@ -377,9 +385,10 @@ bool make_packed_params(const detail::PermuteLayout& layout, PackedParams* param
       p.box_axis[p.box_axes++] = i;
     }
   }
-  // Loads. Runs are the box's first in_run_axes axes (the input-innermost ones, packed).
+  // Loads. Runs are the box's first in_run_axes axes (the input-innermost ones, packed or with
+  // small gaps).
   int frontier = 0;
-  p.in_run_elements = static_cast<int>(box.run(true, &frontier, &p.in_run_axes));
+  p.in_run_span = static_cast<int>(box.run(true, &frontier, &p.in_run_axes));
   p.pitch = box.pitch_bytes();
   int smem = p.pitch;
   for (int b = p.in_run_axes; b < p.box_axes; ++b) {
@@ -403,16 +412,12 @@ bool make_packed_params(const detail::PermuteLayout& layout, PackedParams* param
   for (int b = 0; b < p.in_run_axes; ++b) in_in_run[p.box_axis[b]] = true;
   p.in_runs_aligned = all_multiples_of_16(true, in_in_run);
   p.in_span_bytes = input_span_bytes(layout);
-  p.in_chunks_per_run = TileDivisor(static_cast<int>((p.in_run_elements * e + 15) / 16));
+  p.in_chunks_per_run = TileDivisor(static_cast<int>((p.in_run_span * e + 15) / 16));
 
-  // Stores. Shared-memory step of each box axis: in the run, the elements inside before it; else
-  // its in_outer step.
+  // Stores. Shared-memory step of each box axis: in the run, its input stride (the run is held as
+  // read, gaps included); else its in_outer step.
   int smem_step[kMaxBoxAxes] = {};
-  int inner = static_cast<int>(e);
-  for (int b = 0; b < p.in_run_axes; ++b) {
-    smem_step[b] = inner;
-    inner *= static_cast<int>(box.extent[p.box_axis[b]]);
-  }
+  for (int b = 0; b < p.in_run_axes; ++b) smem_step[b] = static_cast<int>(box.in_stride[p.box_axis[b]] * e);
   for (int k = 0; k < p.in_outer_axes; ++k) smem_step[p.in_outer[k].box] = p.in_outer[k].smem;
   int out_axes = 0;
   p.out_run_elements = static_cast<int>(box.run(false, &frontier, &out_axes));
@@ -435,6 +440,7 @@ bool make_packed_params(const detail::PermuteLayout& layout, PackedParams* param
   const int64_t out_run_bytes = p.out_run_elements * e;
   p.out_chunks_aligned = TileDivisor(static_cast<int>((out_run_bytes + 15) / 16));
   p.out_chunks_shifted = TileDivisor(static_cast<int>((out_run_bytes + 16 - e + 15) / 16));
+  p.run_tables = p.in_runs <= kPackedRunEntries && p.out_runs <= kPackedRunEntries;
   *params = p;
   return true;
 }

@@ -241,10 +241,14 @@ XPOSE_HOST_DEVICE inline int64_t col_out_offset(const TiledParams& p, int64_t co
 // from shared memory through a table of each run position's offset, built once per block.
 using detail::TileDivisor;
 constexpr int kPackedSharedBytes = 16384;
+constexpr int64_t kSectorBytes = 32;  // what DRAM and L2 move at a time
 constexpr int kPackedThreads = 256;
 constexpr int kMaxBoxAxes = 8;
 // Entries of the gather table (2 bytes each): the longest output run a box may have.
 constexpr int kPackedTableEntries = 4096;
+// Runs per side whose offsets a block keeps in tables (PackedParams::run_tables): 8 bytes each for
+// the input, 10 for the output, within what 8 blocks per multiprocessor leave of shared memory.
+constexpr int kPackedRunEntries = 128;
 
 // One box axis as one walk sees it.
 struct PackedStep {
@@ -269,11 +273,13 @@ struct PackedParams {
   // The box: axes of extent >= 2, input order, innermost first.
   int box_axes = 0;
   int box_axis[kMaxBoxAxes] = {};
-  // Loads: an input run is the box's input-innermost axes that are contiguous in the input
-  // (in_run_axes of them; all but the last whole), in_run_elements long in a full tile; the runs
-  // are numbered by the other box axes (in_outer) and run j starts at byte j * pitch of the tile.
+  // Loads: an input run is the box's input-innermost axes that are contiguous in the input, or
+  // nearly: gaps under a sector between them (in_run_axes of them; all but the last whole). It is
+  // read as it lies, gaps included: in_run_span elements from its first to its last in a full tile.
+  // The runs are numbered by the other box axes (in_outer) and run j starts at byte j * pitch of
+  // the tile.
   int in_run_axes = 0;
-  int in_run_elements = 1;
+  int in_run_span = 1;
   int pitch = 0;
   int in_outer_axes = 0;
   PackedStep in_outer[kMaxBoxAxes];
@@ -300,22 +306,35 @@ struct PackedParams {
   // a run can span wherever it starts.
   bool out_runs_aligned = false;
   TileDivisor out_chunks_aligned, out_chunks_shifted;
+  // Both sides have at most kPackedRunEntries runs: a block tabulates each run's offsets once, and
+  // whole tiles (every axis at the box's extent, all but the edges) walk their chunks from the
+  // tables instead of dividing each chunk's number into digits.
+  bool run_tables = false;
 
   // The shorter of the input and output runs of a full tile, in bytes (the kernel choice).
   int64_t shorter_run_bytes() const {
-    return int64_t{in_run_elements < out_run_elements ? in_run_elements : out_run_elements} * elem_size;
+    return int64_t{in_run_span < out_run_elements ? in_run_span : out_run_elements} * elem_size;
   }
 };
 
 // Whether packed runs `layout` (rank >= 2); if so fills `params`, else says why.
 bool make_packed_params(const detail::PermuteLayout& layout, PackedParams* params, std::string* why);
 
+// Where each run of a whole tile starts, relative to the tile (PackedAgent::fill_run_tables): in
+// global memory (elements) on both sides and, for the output runs, in shared memory (bytes).
+struct PackedRunTables {
+  int64_t in_global[kPackedRunEntries];
+  int64_t out_global[kPackedRunEntries];
+  uint16_t out_smem[kPackedRunEntries];
+};
+
 // One tile of the packed kernel: where it starts on each side and its extent along each box axis
 // (edge tiles are smaller).
 struct PackedTile {
   int64_t in_base = 0, out_base = 0;
   int extent[kMaxBoxAxes] = {};
-  int in_run_elements = 0, out_run_elements = 0;  // this tile's run lengths
+  int in_run_span = 0, out_run_elements = 0;  // this tile's run lengths (see PackedParams)
+  bool whole = false;  // every box axis at the box's extent (not an edge tile)
 };
 
 // Where tile `tile` lies along axis k: its first element's offsets along the axis on both sides,
@@ -332,20 +351,22 @@ XPOSE_HOST_DEVICE inline int packed_tile_axis(const PackedParams& p, int64_t til
 
 // The run lengths of a tile whose extents are known.
 XPOSE_HOST_DEVICE inline void packed_tile_runs(const PackedParams& p, PackedTile* t) {
-  t->in_run_elements = 1;
-  for (int i = 0; i < p.in_run_axes; ++i) t->in_run_elements *= t->extent[i];  // the input-innermost box axes
+  t->in_run_span = 1;  // the input-innermost box axes, gaps included
+  for (int i = 0; i < p.in_run_axes; ++i) t->in_run_span += (t->extent[i] - 1) * static_cast<int>(p.in_stride[p.box_axis[i]]);
   t->out_run_elements = 1;
   for (int i = 0; i < p.out_run_axes; ++i) t->out_run_elements *= t->extent[p.out_run[i].box];
 }
 
 XPOSE_HOST_DEVICE inline PackedTile packed_tile(const PackedParams& p, int64_t tile) {
   PackedTile t;
+  t.whole = true;
   for (int k = 0; k < p.rank; ++k) {
     int64_t in_offset = 0, out_offset = 0;
     const int extent = packed_tile_axis(p, tile, k, &in_offset, &out_offset);
     t.in_base += in_offset;
     t.out_base += out_offset;
     if (p.box_of[k] >= 0) t.extent[p.box_of[k]] = extent;
+    t.whole = t.whole && extent == p.extent[k];
   }
   packed_tile_runs(p, &t);
   return t;

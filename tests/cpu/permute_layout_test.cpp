@@ -135,7 +135,9 @@ TEST(PermuteLayout, GpuChoiceFollowsTheRule) {
   };
   EXPECT_EQ(chosen({{4, 5, 6}, {0, 1, 2}, {}, {}}, DType::f32), "copy");
   EXPECT_EQ(chosen({{4, 5, 6}, {0, 1, 2}, {40, 8, 1}, {}}, DType::f32), "copy");  // padded rows
-  EXPECT_EQ(chosen({{4, 5, 6}, {0, 1, 2}, {80, 8, 1}, {}}, DType::f32), "gather");
+  EXPECT_EQ(chosen({{4, 5, 6}, {0, 1, 2}, {400, 40, 1}, {}}, DType::f32), "gather");
+  // Rows 8 B apart: packed reads them with their gaps, runs longer than gather's 24-byte rows.
+  EXPECT_EQ(chosen({{4, 5, 6}, {0, 1, 2}, {80, 8, 1}, {}}, DType::f32), "packed");
   EXPECT_EQ(chosen({{400, 500}, {1, 0}, {}, {}}, DType::f32), "transpose2d:tile");
   EXPECT_EQ(chosen({{96, 75, 96, 80}, {2, 1, 0, 3}, {}, {}}, DType::f64), "gather");
   EXPECT_EQ(chosen({{75, 96, 75, 96}, {3, 0, 2, 1}, {}, {}}, DType::f64), "tiled");

@@ -161,6 +161,11 @@ TEST_P(PermuteCudaKernel, StridedViewsLeavePaddingUntouched) {
   expect_permutes(GetParam(), {{3, 4, 5}, {2, 1, 0}, {40, 10, 2}, {30, 6, 2}}, DType::f64);
   expect_permutes(GetParam(), {{3, 4, 5}, {1, 0, 2}, {40, 10, 2}, {}}, DType::u16);
   expect_permutes(GetParam(), {{40, 50, 60}, {0, 1, 2}, {80 * 60, 60, 1}, {}}, DType::u8);
+  // Gaps under a sector between the input's inner axes (packed reads them with the elements).
+  expect_permutes(GetParam(), {{4, 300, 3, 6, 4}, {1, 3, 2, 4, 0}, {27000, 90, 30, 5, 1}, {}}, DType::u8);
+  expect_permutes(GetParam(), {{1500, 19, 3}, {1, 2, 0}, {84, 4, 1}, {}}, DType::f64);
+  expect_permutes(GetParam(), {{40, 30}, {1, 0}, {60, 2}, {50, 1}}, DType::f16);
+  expect_permutes(GetParam(), {{7, 3, 66, 27, 5}, {4, 3, 2, 1, 0}, {49140, 12285, 186, 6, 1}, {}}, DType::c128);
 }
 
 TEST_P(PermuteCudaKernel, UnalignedPointersMatchReference) {

@@ -36,11 +36,18 @@ template <int Size>
 void emulate(const cuda::PackedParams& p, const uint8_t* in, uint8_t* out) {
   alignas(16) static uint8_t box[cuda::kPackedSharedBytes];
   static uint16_t table[cuda::kPackedTableEntries];
+  static cuda::PackedRunTables runs;
   std::memset(box, 0xCD, sizeof(box));  // stale shared memory must never reach the output
+  std::memset(&runs, 0xCD, sizeof(runs));
   const auto aligned16 = [](const void* pointer) { return reinterpret_cast<uintptr_t>(pointer) % 16 == 0; };
   const bool aligned_in = p.in_runs_aligned && aligned16(in), aligned_out = p.out_runs_aligned && aligned16(out);
-  const auto agent = [&](int thread) { return cuda::PackedAgent<Size>{p, thread, cuda::kPackedThreads, box, table}; };
-  for (int thread = 0; thread < cuda::kPackedThreads; ++thread) agent(thread).fill_gather_table();
+  const auto agent = [&](int thread) {
+    return cuda::PackedAgent<Size>{p, thread, cuda::kPackedThreads, box, table, &runs};
+  };
+  for (int thread = 0; thread < cuda::kPackedThreads; ++thread) {
+    agent(thread).fill_gather_table();
+    if (p.run_tables) agent(thread).fill_run_tables();
+  }
   for (int64_t t = 0; t < p.tiles; ++t) {
     const cuda::PackedTile tile = cuda::packed_tile(p, t);
     for (int thread = 0; thread < cuda::kPackedThreads; ++thread) {
@@ -81,7 +88,7 @@ TEST(PermutePacked, BoxJoinsShortAxesIntoLongRunsOnBothSides) {
   // (.., 6, 3) -> (.., 3, 6, ..): the two short axes are 18 contiguous bytes on both sides, and
   // each side's run grows along its next axes (input: 6 then 197; output: 6 * 59 * 20 fused).
   const cuda::PackedParams swap = params_for({{6, 59, 20, 197, 6, 6, 3}, {4, 3, 0, 1, 2, 6, 5}, {}, {}}, DType::u8);
-  EXPECT_GE(swap.in_run_elements, 108);
+  EXPECT_GE(swap.in_run_span, 108);
   EXPECT_GE(swap.out_run_elements, 64);
   EXPECT_LE(swap.in_runs * swap.pitch, cuda::kPackedSharedBytes);
   EXPECT_EQ(swap.pitch % 4, 0);
@@ -95,11 +102,44 @@ TEST(PermutePacked, BoxJoinsShortAxesIntoLongRunsOnBothSides) {
   EXPECT_TRUE(aligned.out_runs_aligned);
   EXPECT_FALSE(stays.in_runs_aligned);
   EXPECT_LE(stays.out_run_elements, cuda::kPackedTableEntries);
-  // An input whose innermost axis is strided has runs of one element.
-  const cuda::PackedParams strided = params_for({{40, 30}, {1, 0}, {60, 2}, {}}, DType::f16);
-  EXPECT_EQ(strided.in_run_elements, 1);
+  // An input whose innermost axis is strided by more than two elements has runs of one element.
+  const cuda::PackedParams strided = params_for({{40, 30}, {1, 0}, {100, 3}, {}}, DType::f16);
+  EXPECT_EQ(strided.in_run_span, 1);
   EXPECT_FALSE(strided.in_runs_aligned);
   EXPECT_GE(strided.out_run_elements, 30);
+}
+
+TEST(PermutePacked, InputRunsReadSmallGapsWithTheElements) {
+  // A slice of a larger tensor: 4 of every 5 bytes, 3 x 6 of them per 90. The gaps are under a
+  // sector, so the run spans the sliced axes and goes on along the next (it was 4 bytes).
+  const cuda::PackedParams slice =
+      params_for({{4, 100000, 3, 6, 4}, {1, 3, 2, 4, 0}, {9000000, 90, 30, 5, 1}, {}}, DType::u8);
+  EXPECT_EQ(slice.in_run_axes, 4);
+  EXPECT_GE(slice.in_run_span, 4 * 90);
+  EXPECT_LE(slice.in_runs * slice.pitch, cuda::kPackedSharedBytes);
+  // Every other element (stride 2), rows one element apart: read whole, at twice the shared memory.
+  const cuda::PackedParams every_other = params_for({{40, 30}, {1, 0}, {60, 2}, {}}, DType::f16);
+  EXPECT_EQ(every_other.in_run_axes, 2);
+  EXPECT_GE(every_other.in_run_span, 59);
+  // A gap of a sector or more, or a stride of more than twice the elements before it, ends the run.
+  const cuda::PackedParams wide_gap = params_for({{50, 40, 30}, {2, 1, 0}, {2000, 46, 1}, {}}, DType::f32);
+  EXPECT_EQ(wide_gap.in_run_axes, 1);
+  const cuda::PackedParams sparse = params_for({{50, 40, 3}, {2, 1, 0}, {2000, 7, 1}, {}}, DType::u8);
+  EXPECT_EQ(sparse.in_run_axes, 1);
+}
+
+TEST(PermutePacked, GappedInputRunsMatchReference) {
+  for (DType type : xpose_test::one_dtype_per_size()) {
+    const std::size_t e = xpose::size_of(type);
+    for (std::size_t in : {std::size_t{0}, e, 3 * e % 16}) {
+      EXPECT_TRUE(packed_matches({{4, 300, 3, 6, 4}, {1, 3, 2, 4, 0}, {27000, 90, 30, 5, 1}, {}}, type, in));
+      EXPECT_TRUE(packed_matches({{7, 260, 3, 6, 25}, {1, 4, 0, 2, 3}, {126360, 486, 162, 27, 1}, {}}, type, in));
+      EXPECT_TRUE(packed_matches({{1500, 19, 3}, {1, 2, 0}, {84, 4, 1}, {}}, type, in));
+      EXPECT_TRUE(packed_matches({{22, 3, 3, 47, 23}, {2, 4, 0, 3, 1}, {14688, 3672, 1224, 26, 1}, {}}, type, in));
+      EXPECT_TRUE(packed_matches({{40, 30}, {1, 0}, {60, 2}, {}}, type, in));
+      EXPECT_TRUE(packed_matches({{33, 5, 9}, {2, 0, 1}, {200, 20, 2}, {}}, type, in, 5 * e % 16));
+    }
+  }
 }
 
 TEST(PermutePacked, ShortAxesEveryElementSize) {
