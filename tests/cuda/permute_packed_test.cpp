@@ -126,6 +126,11 @@ TEST(PermutePacked, InputRunsReadSmallGapsWithTheElements) {
   EXPECT_EQ(wide_gap.in_run_axes, 1);
   const cuda::PackedParams sparse = params_for({{50, 40, 3}, {2, 1, 0}, {2000, 7, 1}, {}}, DType::u8);
   EXPECT_EQ(sparse.in_run_axes, 1);
+  // A run of 128 bytes or more takes no gaps (23 of every 24 f64: 184-byte runs as they are).
+  const cuda::PackedParams long_enough =
+      params_for({{3, 7, 1000, 23}, {3, 0, 1, 2}, {504000, 72000, 24, 1}, {}}, DType::f64);
+  EXPECT_EQ(long_enough.in_run_axes, 1);
+  EXPECT_EQ(long_enough.in_run_span, 23);
 }
 
 TEST(PermutePacked, GappedInputRunsMatchReference) {
