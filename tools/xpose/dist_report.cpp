@@ -3,8 +3,6 @@
 // per case its layout and memory (printed before the buffers are allocated) and one row per
 // variant. CSV: one row per case and variant. JSON: the whole run, written at the end. Times are
 // milliseconds in the table and microseconds in CSV and JSON, as in the one-GPU reports.
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cstdio>
 #include <iomanip>
@@ -12,13 +10,11 @@
 
 #include "dist_report.hpp"
 #include "report.hpp"
+#include "report_json.hpp"
 
 namespace xpose::cli {
 namespace {
 
-using Json = nlohmann::ordered_json;
-
-constexpr int kSchemaVersion = 1;
 constexpr double kExchangeTarget = 85.0;  // the target for dist, % of the bare exchange
 
 std::string join(const std::vector<int64_t>& values) {
@@ -202,16 +198,11 @@ class CsvWriter final : public DistReportWriter {
   void end(const DistSummary&) override { out_ << std::flush; }
 
  private:
-  void write_row(const std::vector<std::string>& fields) {
-    for (size_t i = 0; i < fields.size(); ++i) out_ << (i ? "," : "") << csv_field(fields[i]);
-    out_ << "\n";
-  }
+  void write_row(const std::vector<std::string>& fields) { write_csv_row(out_, fields); }
 
   std::ostream& out_;
   std::string device_name_;
 };
-
-Json or_null(bool present, double value) { return present ? Json(value) : Json(nullptr); }
 
 Json device_json(const DeviceInfo& info, size_t index) {
   Json device;
@@ -283,11 +274,7 @@ Json case_json(const DistCaseResult& result) {
   json["gather_bytes"] = result.gather_bytes;
   json["steps"] = result.steps;
   json["exchange"] = result.exchange;
-  json["status"] = to_string(result.outcome);
-  json["note"] = result.note;
-  Json variants = Json::array();
-  for (const DistVariantResult& v : result.variants) variants.push_back(variant_json(v));
-  json["results"] = variants;
+  add_case_outcome(json, result, variant_json);
   return json;
 }
 
@@ -296,11 +283,7 @@ class JsonWriter final : public DistReportWriter {
   explicit JsonWriter(std::ostream& out) : out_(out) {}
 
   void begin(const DistRunInfo& info) override {
-    run_["tool"] = "xpose bench --gpus";
-    run_["schema_version"] = kSchemaVersion;
-    run_["xpose_version"] = info.xpose_version;
-    run_["git_commit"] = info.git_commit;
-    run_["date_utc"] = info.date_utc;
+    run_ = report_head("xpose bench --gpus", info);
     run_["gpus"] = info.gpus;
     Json devices = Json::array();
     for (size_t p = 0; p < info.devices.size(); ++p) devices.push_back(device_json(info.devices[p], p));

@@ -2,20 +2,15 @@
 // The in-place bench's reports. Table: a header naming the device and the protocol, then per case
 // its method and scratch and one row per variant. CSV: one row per case and variant. JSON: the
 // whole run, written at the end. Times in microseconds, as in the one-device reports.
-#include <nlohmann/json.hpp>
-
 #include <iomanip>
 #include <sstream>
 
 #include "inplace_report.hpp"
 #include "report.hpp"
+#include "report_json.hpp"
 
 namespace xpose::cli {
 namespace {
-
-using Json = nlohmann::ordered_json;
-
-constexpr int kSchemaVersion = 1;
 
 std::string shape(int64_t rows, int64_t cols) { return std::to_string(rows) + " x " + std::to_string(cols); }
 
@@ -180,35 +175,11 @@ class CsvWriter final : public InplaceReportWriter {
   void end(const InplaceSummary&) override { out_ << std::flush; }
 
  private:
-  void write_row(const std::vector<std::string>& fields) {
-    for (size_t i = 0; i < fields.size(); ++i) out_ << (i ? "," : "") << csv_field(fields[i]);
-    out_ << "\n";
-  }
+  void write_row(const std::vector<std::string>& fields) { write_csv_row(out_, fields); }
 
   std::ostream& out_;
   DeviceInfo device_;
 };
-
-Json or_null(bool present, double value) { return present ? Json(value) : Json(nullptr); }
-
-Json device_json(const DeviceInfo& info) {
-  Json device;
-  device["kind"] = xpose::to_string(info.device);
-  device["name"] = info.name;
-  if (info.device == Device::cuda) {
-    device["compute_capability"] = info.compute_capability;
-    device["multiprocessors"] = info.multiprocessors;
-    device["peak_memory_bytes_per_second"] = info.peak_memory_bytes_per_second;
-    device["driver_version"] = info.driver_version;
-    device["runtime_version"] = info.runtime_version;
-  } else {
-    device["hardware_threads"] = info.hardware_threads;
-  }
-  device["memory_bytes"] = info.memory_bytes;
-  device["cache_name"] = info.cache_name;
-  device["cache_bytes"] = info.cache_bytes;
-  return device;
-}
 
 Json variant_json(const InplaceVariantResult& v) {
   const bool timed = v.timed();
@@ -259,11 +230,7 @@ Json case_json(const InplaceCaseResult& result) {
   json["second_buffer"] = result.second_buffer;
   json["memcpy_bytes"] = result.memcpy_bytes;
   json["free_bytes"] = result.free_bytes < 0 ? Json(nullptr) : Json(result.free_bytes);
-  json["status"] = to_string(result.outcome);
-  json["note"] = result.note;
-  Json variants = Json::array();
-  for (const InplaceVariantResult& v : result.variants) variants.push_back(variant_json(v));
-  json["results"] = variants;
+  add_case_outcome(json, result, variant_json);
   return json;
 }
 
@@ -272,22 +239,9 @@ class JsonWriter final : public InplaceReportWriter {
   explicit JsonWriter(std::ostream& out) : out_(out) {}
 
   void begin(const InplaceRunInfo& info) override {
-    run_["tool"] = "xpose bench --inplace";
-    run_["schema_version"] = kSchemaVersion;
-    run_["xpose_version"] = info.xpose_version;
-    run_["git_commit"] = info.git_commit;
-    run_["date_utc"] = info.date_utc;
+    run_ = report_head("xpose bench --inplace", info);
     run_["device"] = device_json(info.device);
-    Json settings;
-    settings["suite"] = info.suite_path.empty() ? Json(nullptr) : Json(info.suite_path);
-    settings["timer"] = info.timer;
-    settings["launch_gate"] = info.launch_gate;
-    settings["warmup"] = info.warmup;
-    settings["reps"] = info.reps;
-    settings["rounds"] = info.rounds;
-    settings["budget_seconds"] = info.budget_seconds;
-    settings["min_reps"] = info.min_reps;
-    settings["threads"] = info.threads;
+    Json settings = timing_settings(info);
     settings["baseline_variant"] = kInplaceMemcpyVariant;
     settings["bandwidth"] = "2 * bytes / median_seconds / 1e9";
     settings["full_check_max_bytes"] = kFullCheckMaxBytes;

@@ -19,6 +19,11 @@ std::string csv_field(const std::string& field) {
   return text + "\"";
 }
 
+void write_csv_row(std::ostream& out, const std::vector<std::string>& fields) {
+  for (size_t i = 0; i < fields.size(); ++i) out << (i ? "," : "") << csv_field(fields[i]);
+  out << "\n";
+}
+
 std::string format_megabytes(int64_t bytes) {
   char text[32];
   if (bytes >= 100000)

@@ -7,6 +7,7 @@
 #include <memory>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "bench_options.hpp"
 #include "bench_results.hpp"
@@ -41,5 +42,7 @@ std::string summary_line(const RunSummary& summary);
 std::string fixed_decimals(double value, int decimals, const char* suffix = "");
 // A CSV field, quoted (with doubled quotes) when it holds a comma, a quote or a newline.
 std::string csv_field(const std::string& field);
+// One CSV line of these fields.
+void write_csv_row(std::ostream& out, const std::vector<std::string>& fields);
 
 }  // namespace xpose::cli

@@ -60,10 +60,7 @@ class CsvWriter final : public ReportWriter {
   void end(const RunSummary&) override { out_ << std::flush; }
 
  private:
-  void write_row(const std::vector<std::string>& fields) {
-    for (size_t i = 0; i < fields.size(); ++i) out_ << (i ? "," : "") << csv_field(fields[i]);
-    out_ << "\n";
-  }
+  void write_row(const std::vector<std::string>& fields) { write_csv_row(out_, fields); }
 
   std::ostream& out_;
   std::string device_, device_name_, rounds_;

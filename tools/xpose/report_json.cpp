@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // JSON: the whole run in one document (schema in docs/cli.md), written when the run ends.
 // Figures that were not measured are null.
-#include <nlohmann/json.hpp>
+#include "report_json.hpp"
 
 #include <cstdint>
 #include <vector>
@@ -9,13 +9,6 @@
 #include "report.hpp"
 
 namespace xpose::cli {
-namespace {
-
-using Json = nlohmann::ordered_json;
-
-constexpr int kSchemaVersion = 1;
-
-Json or_null(bool present, double value) { return present ? Json(value) : Json(nullptr); }
 
 Json device_json(const DeviceInfo& info) {
   Json device;
@@ -35,6 +28,8 @@ Json device_json(const DeviceInfo& info) {
   device["cache_bytes"] = info.cache_bytes;
   return device;
 }
+
+namespace {
 
 Json variant_json(const VariantResult& variant) {
   const bool timed = variant.timed();
@@ -96,11 +91,7 @@ Json case_json(const CaseResult& result) {
   json["output_buffer_bytes"] = result.output_buffer_bytes;
   json["buffer_pairs"] = result.buffer_pairs;
   json["cache_resident"] = result.cache_resident;
-  json["status"] = to_string(result.outcome);
-  json["note"] = result.note;
-  Json variants = Json::array();
-  for (const VariantResult& variant : result.variants) variants.push_back(variant_json(variant));
-  json["results"] = variants;
+  add_case_outcome(json, result, variant_json);
   return json;
 }
 
@@ -109,22 +100,9 @@ class JsonWriter final : public ReportWriter {
   explicit JsonWriter(std::ostream& out) : out_(out) {}
 
   void begin(const RunInfo& info) override {
-    run_["tool"] = "xpose bench";
-    run_["schema_version"] = kSchemaVersion;
-    run_["xpose_version"] = info.xpose_version;
-    run_["git_commit"] = info.git_commit;
-    run_["date_utc"] = info.date_utc;
+    run_ = report_head("xpose bench", info);
     run_["device"] = device_json(info.device);
-    Json settings;
-    settings["suite"] = info.suite_path.empty() ? Json(nullptr) : Json(info.suite_path);
-    settings["timer"] = info.timer;
-    settings["launch_gate"] = info.launch_gate;
-    settings["warmup"] = info.warmup;
-    settings["reps"] = info.reps;
-    settings["rounds"] = info.rounds;
-    settings["budget_seconds"] = info.budget_seconds;
-    settings["min_reps"] = info.min_reps;
-    settings["threads"] = info.threads;
+    Json settings = timing_settings(info);
     settings["seed"] = info.seed;
     settings["baseline_kernel"] = "memcpy";
     settings["naive_kernel"] = info.naive_kernel;
