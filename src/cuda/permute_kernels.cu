@@ -76,9 +76,9 @@ __device__ void find_packed_tile(const PackedParams& p, int64_t t, PackedTile* t
 }
 
 // Tiles (boxes of several axes, cuda/permute_packed.hpp) in turn per block: the block fills the
-// gather table (and the run tables) once, then per tile the first warp finds where it lies, the block loads its input
-// runs and stores its output runs. The grid is what the GPU holds at once (at most), so that the
-// table is filled once per block rather than once per tile. Barrier waits are the kernel's main
+// gather table (and the run tables) once, then per tile the first warp finds where it lies, the
+// block loads its input runs and stores its output runs. The grid is what the GPU holds at once
+// (at most), so that the tables are filled once per block rather than once per tile. Barrier waits are the kernel's main
 // stall: 8 blocks per SM (32 registers) rather than the 6 that 40 registers allow.
 constexpr int kPackedMinBlocks = 8;
 template <int Size, bool AlignedIn, bool AlignedOut>

@@ -271,9 +271,10 @@ struct Box {
   // an axis whose stride leaves a gap after the axes before it (a slice of a larger tensor), when
   // the gap is under one sector, which the reads fetch anyway, and the stride at most twice the
   // elements before it, so that the gaps at most double the run in shared memory; the run is
-  // then read with its gaps. Output runs are written, so they stay packed. Returns the run's span in elements of a full
-  // tile (from its first element to its last, gaps included) and sets `frontier` to the axis the
-  // run could grow along (its last axis, if not whole, or the next one), -1 when it cannot grow.
+  // then read with its gaps. Output runs are written, so they stay packed. Returns the run's span
+  // in elements of a full tile (from its first element to its last, gaps included) and sets
+  // `frontier` to the axis the run could grow along (its last axis, if not whole, or the next
+  // one), -1 when it cannot grow.
   int64_t run(bool input, int* frontier, int* axes) const {
     int64_t span = 1, elements = 1;  // of the run's whole axes so far
     *frontier = -1;

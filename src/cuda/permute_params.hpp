@@ -352,7 +352,8 @@ XPOSE_HOST_DEVICE inline int packed_tile_axis(const PackedParams& p, int64_t til
 // The run lengths of a tile whose extents are known.
 XPOSE_HOST_DEVICE inline void packed_tile_runs(const PackedParams& p, PackedTile* t) {
   t->in_run_span = 1;  // the input-innermost box axes, gaps included
-  for (int i = 0; i < p.in_run_axes; ++i) t->in_run_span += (t->extent[i] - 1) * static_cast<int>(p.in_stride[p.box_axis[i]]);
+  for (int i = 0; i < p.in_run_axes; ++i)
+    t->in_run_span += (t->extent[i] - 1) * static_cast<int>(p.in_stride[p.box_axis[i]]);
   t->out_run_elements = 1;
   for (int i = 0; i < p.out_run_axes; ++i) t->out_run_elements *= t->extent[p.out_run[i].box];
 }
