@@ -7,6 +7,10 @@
 #include <cstring>
 #include <limits>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "core/problem.hpp"
 #include "cpu/thread_pool.hpp"
 #include "cpu/transpose_blocked.hpp"
@@ -320,6 +324,147 @@ void permute_multi_axis_tiles(const unsigned char* in, unsigned char* out, const
   });
 }
 
+// 1- and 2-byte elements whose inner axes are short: the 2D slices of the input's and the
+// output's innermost axes are a few bytes on a side, and an element loop moves one or two bytes a
+// step. Here the rows are the output's innermost axes taken together (Y: consecutive rows are
+// consecutive in the output) and the columns the input's (X: consecutive in the input), so that
+// a block of V x V elements (16 of 1 byte, 8 of 2: 16 bytes a line) reads V input lines of 16
+// bytes and writes V output lines of 16 bytes, transposed in SSE registers. Each row's input
+// offset and each column's output offset come from their digits, once per tile of kCompositeTile
+// rows by kCompositeTile columns; the other axes are the batch.
+constexpr int64_t kCompositeTile = 64;
+
+struct CompositeAxes {  // innermost first, each packed onto the ones before on its side
+  int count = 0;
+  std::array<ByteAxis, kMaxPermuteRank> axes{};
+  int64_t total = 1;
+};
+
+struct CompositeTiles {
+  CompositeAxes x, y;  // x: the input's innermost axes; y: the output's
+  FlatAxes batch;
+};
+
+// Whether the layout has such X and Y, each mostly whole blocks of `block` elements; fills `t` if so.
+bool plan_composite_tiles(const PermuteLayout& layout, int64_t block, CompositeTiles* t) {
+  const int n = layout.rank, input_inner = n - 1, output_inner = layout.output_inner();
+  if (n < 2 || input_inner == output_inner || layout[input_inner].in_stride != 1 ||
+      layout[output_inner].out_stride != 1)
+    return false;
+  const int64_t e = layout.elem_size;
+  std::array<bool, kMaxPermuteRank> used{};
+  const auto add = [&](CompositeAxes* side, int k) {
+    side->axes[side->count++] = {layout[k].size, layout[k].in_stride * e, layout[k].out_stride * e};
+    side->total *= layout[k].size;
+    used[k] = true;
+  };
+  // Y first, until it holds a block (the input's innermost axis stays for X); then X.
+  const std::array<int, kMaxPermuteRank> by_output = layout.output_order();  // outermost first
+  for (int i = n - 1; i >= 0 && t->y.total < block; --i) {
+    const int k = by_output[i];
+    if (k == input_inner || layout[k].out_stride != t->y.total) break;
+    add(&t->y, k);
+  }
+  for (int k = n - 1; k >= 0 && !used[k] && layout[k].in_stride == t->x.total; --k) add(&t->x, k);
+  // Elements outside whole blocks go one at a time: at most an eighth of each side.
+  const auto mostly_blocks = [&](int64_t total) { return total >= block && 8 * (total % block) <= total; };
+  if (!mostly_blocks(t->x.total) || !mostly_blocks(t->y.total)) return false;
+  for (int k = 0; k < n; ++k)
+    if (!used[k]) t->batch.add({layout[k].size, layout[k].in_stride * e, layout[k].out_stride * e});
+  return true;
+}
+
+// Offsets (input for Y, output for X) of positions first .. first + count - 1 of a side.
+void composite_offsets(const CompositeAxes& side, bool input, int64_t first, int64_t count, int64_t* offsets) {
+  std::array<int64_t, kMaxPermuteRank> digit{};
+  int64_t rest = first, offset = 0;
+  for (int a = 0; a < side.count; ++a) {
+    digit[a] = rest % side.axes[a].size;
+    rest /= side.axes[a].size;
+    offset += digit[a] * (input ? side.axes[a].in : side.axes[a].out);
+  }
+  for (int64_t i = 0; i < count; ++i) {
+    offsets[i] = offset;
+    for (int a = 0; a < side.count; ++a) {  // the next position: an odometer over the axes
+      const int64_t step = input ? side.axes[a].in : side.axes[a].out;
+      if (++digit[a] < side.axes[a].size) {
+        offset += step;
+        break;
+      }
+      offset -= (side.axes[a].size - 1) * step;
+      digit[a] = 0;
+    }
+  }
+}
+
+#if defined(__SSE2__)
+// Rows r[0..15] of 16 bytes become their transpose: row c holds byte c of every input row. Four
+// rounds of a perfect shuffle (rows i and i + 8 interleaved); 8 x 8 of 2 bytes take three.
+template <int Bytes>
+void transpose_block(__m128i* r) {
+  constexpr int kRows = 16 / Bytes, kHalf = kRows / 2;
+  constexpr int kRounds = Bytes == 1 ? 4 : 3;
+  for (int round = 0; round < kRounds; ++round) {
+    __m128i next[kRows];
+    for (int i = 0; i < kHalf; ++i) {
+      if constexpr (Bytes == 1) {
+        next[2 * i] = _mm_unpacklo_epi8(r[i], r[i + kHalf]);
+        next[2 * i + 1] = _mm_unpackhi_epi8(r[i], r[i + kHalf]);
+      } else {
+        next[2 * i] = _mm_unpacklo_epi16(r[i], r[i + kHalf]);
+        next[2 * i + 1] = _mm_unpackhi_epi16(r[i], r[i + kHalf]);
+      }
+    }
+    for (int i = 0; i < kRows; ++i) r[i] = next[i];
+  }
+}
+
+template <int Bytes>
+void copy_composite_tile(const unsigned char* src, unsigned char* dst, const int64_t* row_in, int64_t rows,
+                         const int64_t* col_out, int64_t cols, int64_t y0, int64_t x0) {
+  constexpr int64_t V = 16 / Bytes;
+  const int64_t full_rows = rows / V * V, full_cols = cols / V * V;
+  for (int64_t r = 0; r < full_rows; r += V) {
+    for (int64_t c = 0; c < full_cols; c += V) {
+      __m128i block[V];
+      for (int64_t j = 0; j < V; ++j)
+        block[j] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + row_in[r + j] + (x0 + c) * Bytes));
+      transpose_block<Bytes>(block);
+      for (int64_t k = 0; k < V; ++k)
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + col_out[c + k] + (y0 + r) * Bytes), block[k]);
+    }
+  }
+  // The rows and columns that fill no block, element by element.
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = r < full_rows ? full_cols : 0; c < cols; ++c)
+      std::memcpy(dst + col_out[c] + (y0 + r) * Bytes, src + row_in[r] + (x0 + c) * Bytes, Bytes);
+}
+
+void permute_composite_tiles(const unsigned char* in, unsigned char* out, const CompositeTiles& t, int elem_size,
+                             int threads, int64_t bytes) {
+  const int64_t tiles_x = (t.x.total + kCompositeTile - 1) / kCompositeTile;
+  const int64_t tiles_y = (t.y.total + kCompositeTile - 1) / kCompositeTile;
+  const int64_t units = t.batch.total * tiles_y * tiles_x;
+  const int n = static_cast<int>(std::min<int64_t>(resolve_threads(threads, bytes), units));
+  run_on_threads(n, units, [&](int64_t first, int64_t last) {
+    int64_t row_in[kCompositeTile], col_out[kCompositeTile];
+    for (int64_t unit = first; unit < last; ++unit) {
+      const int64_t tx = unit % tiles_x, ty = unit / tiles_x % tiles_y, b = unit / tiles_x / tiles_y;
+      int64_t in_offset = 0, out_offset = 0;
+      t.batch.offsets(b, &in_offset, &out_offset);
+      const int64_t x0 = tx * kCompositeTile, y0 = ty * kCompositeTile;
+      const int64_t cols = std::min(kCompositeTile, t.x.total - x0), rows = std::min(kCompositeTile, t.y.total - y0);
+      composite_offsets(t.y, true, y0, rows, row_in);
+      composite_offsets(t.x, false, x0, cols, col_out);
+      const unsigned char* src = in + in_offset;
+      unsigned char* dst = out + out_offset;
+      if (elem_size == 1) copy_composite_tile<1>(src, dst, row_in, rows, col_out, cols, y0, x0);
+      else copy_composite_tile<2>(src, dst, row_in, rows, col_out, cols, y0, x0);
+    }
+  });
+}
+#endif
+
 }  // namespace
 
 void permute_blocked(const void* in, void* out, const PermuteLayout& layout, int threads) {
@@ -343,6 +488,14 @@ void permute_blocked(const void* in, void* out, const PermuteLayout& layout, int
       walk.run == e && e >= kShortAxisMinElemBytes && layout.rank >= 3 && walk.y.size > 1 &&
       (x_bytes < kShortAxisBytes || y_bytes < kShortAxisBytes ||
        (e >= kWideElemBytes && x_bytes < kWideShortAxisBytes && y_bytes < kWideShortAxisBytes));
+#if defined(__SSE2__)
+  CompositeTiles composite;
+  if (e <= 2 && walk.run == e && x_bytes < kShortAxisBytes && y_bytes < kShortAxisBytes &&
+      plan_composite_tiles(layout, 16 / e, &composite)) {
+    permute_composite_tiles(src, dst, composite, layout.elem_size, threads, layout.bytes());
+    return;
+  }
+#endif
   if (short_inner_axes)
     permute_multi_axis_tiles(src, dst, plan_multi_axis_tiles(layout), layout.elem_size, threads, layout.bytes());
   else if (unit_strides)

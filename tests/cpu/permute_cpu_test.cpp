@@ -165,6 +165,20 @@ TEST_P(PermuteCpuKernel, ShortInnerAxesMatchReference) {
   expect_permutes(GetParam(),
                   {{7, 11, 13, 5}, {3, 1, 0, 2}, {11 * 13 * 5 * 2 + 3, 13 * 5 * 2, 5 * 2, 2}, {}}, DType::u16);
   expect_permutes(GetParam(), {{7, 11, 13, 5}, {2, 3, 1, 0}, {}, {5 * 11 * 8 + 3, 11 * 8, 8, 1}}, DType::f64);
+  // 1- and 2-byte elements with both inner axes short: blocks of 16 bytes a line between the
+  // output's inner axes taken together and the input's (several tiles each way, the rows and
+  // columns that fill no block, a composite of two output axes, strided views, offset pointers).
+  for (DType type : {DType::u8, DType::u16}) {
+    expect_permutes(GetParam(), {{35, 1047, 4}, {2, 1, 0}, {}, {}}, type);
+    expect_permutes(GetParam(), {{35, 1047, 4}, {2, 1, 0}, {}, {}}, type, 1, 3);
+    expect_permutes(GetParam(), {{3, 300, 17, 33}, {3, 1, 2, 0}, {}, {}}, type);
+    expect_permutes(GetParam(), {{20, 24, 16, 20, 10}, {4, 2, 0, 3, 1}, {}, {}}, type);
+    expect_permutes(GetParam(), {{9, 4, 8, 9, 5}, {4, 3, 1, 0, 2}, {}, {}}, type);
+    expect_permutes(GetParam(), {{9, 4, 8, 9, 5}, {4, 3, 1, 0, 2}, {1500, 370, 45, 5, 1}, {}}, type, 2, 0);
+    expect_permutes(GetParam(), {{33, 70, 4}, {2, 1, 0}, {}, {70 * 34 + 5, 34, 1}}, type, 0, 1);
+  }
+  expect_permutes(GetParam(), {{3, 50, 30, 48}, {3, 1, 2, 0}, {}, {}}, DType::u8);
+  expect_permutes(GetParam(), {{3, 50, 30, 24}, {3, 1, 2, 0}, {}, {}}, DType::u16);
 }
 
 std::string kernel_case_name(const ::testing::TestParamInfo<std::string>& info) { return info.param; }
