@@ -331,7 +331,9 @@ void permute_multi_axis_tiles(const unsigned char* in, unsigned char* out, const
 // a block of V x V elements (16 of 1 byte, 8 of 2: 16 bytes a line) reads V input lines of 16
 // bytes and writes V output lines of 16 bytes, transposed in SSE registers. Each row's input
 // offset and each column's output offset come from their digits, once per tile of kCompositeTile
-// rows by kCompositeTile columns; the other axes are the batch.
+// rows by kCompositeTile columns; the other axes are the batch. Only where both inner axes are
+// short: with one long side, the 2D slices write whole output lines and these did not (docs/cpu.md).
+#if defined(__SSE2__)
 constexpr int64_t kCompositeTile = 64;
 
 struct CompositeAxes {  // innermost first, each packed onto the ones before on its side
@@ -397,7 +399,6 @@ void composite_offsets(const CompositeAxes& side, bool input, int64_t first, int
   }
 }
 
-#if defined(__SSE2__)
 // Rows r[0..15] of 16 bytes become their transpose: row c holds byte c of every input row. Four
 // rounds of a perfect shuffle (rows i and i + 8 interleaved); 8 x 8 of 2 bytes take three.
 template <int Bytes>
