@@ -782,7 +782,8 @@ Status launch(const void* in, void* out, const detail::Transpose2D& p, gpu::Stre
     if constexpr (Size != 16) {
       switch (launch.shape) {
         case TileShapeId::unaligned: return launch_shape<UnalignedShape<Size, false>>(in, out, p, launch, stream);
-        case TileShapeId::unaligned_compact: return launch_shape<UnalignedShape<Size, true>>(in, out, p, launch, stream);
+        case TileShapeId::unaligned_compact:
+          return launch_shape<UnalignedShape<Size, true>>(in, out, p, launch, stream);
         case TileShapeId::unaligned_device:
           if constexpr (DeviceUnalignedTileTuning<Size>::kFasterOn != BandwidthPerSm::none)
             return launch_shape<DeviceUnalignedShape<Size>>(in, out, p, launch, stream);

@@ -108,7 +108,8 @@ TileLaunch element_launch(const detail::Transpose2D& p, const DeviceInfo& device
     launch.block_rows = true;
   } else {
     // Fewer than two columns of square tiles in flight (2 blocks per SM): the wide shape.
-    launch = row_tiles > sms ? shape_of<Wide>(TileShapeId::element_wide) : shape_of<Square>(TileShapeId::element_square);
+    launch = row_tiles > sms ? shape_of<Wide>(TileShapeId::element_wide)
+                             : shape_of<Square>(TileShapeId::element_square);
     launch.block_rows = true;
   }
   // The fine shape walks column tiles fastest where each output row segment of a tile (32
