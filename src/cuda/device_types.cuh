@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "core/problem.hpp"
+#include "cuda/tile_launch.hpp"  // kDramBlock, TileWalk
 
 namespace xpose::cuda {
 
@@ -50,9 +51,6 @@ union VectorOf {
   T e[16 / sizeof(T)];
 };
 
-// The unit in which L2 fetches kernel input from DRAM (load_input_vector below asks for whole ones).
-constexpr int64_t kDramBlock = 256;
-
 // Whether every row of a view starts on a multiple of `bytes`: its base, its leading dimension `ld`
 // and its batch stride `stride` (0 for one matrix), in elements of `size` bytes. Kernels pick
 // their vector widths (16) and load kinds (256-byte DRAM blocks) by it.
@@ -69,6 +67,18 @@ inline bool output_rows_start_on(int64_t bytes, const void* out, const detail::T
   return rows_start_on(bytes, out, p.ld_out, p.batch > 1 ? p.stride_out : 0, p.elem_size);
 }
 
+// What these pointers allow the tile kernels (select_tile_launch); output_sector_bytes is the
+// element size's kOutputSectorBytes.
+inline TilePointers tile_pointers(const void* in, const void* out, const detail::Transpose2D& p,
+                                  int64_t output_sector_bytes) {
+  TilePointers pointers;
+  pointers.input_rows_on_16 = input_rows_start_on(16, in, p);
+  pointers.output_rows_on_sector = output_rows_start_on(output_sector_bytes, out, p);
+  pointers.input_rows_on_dram_block = input_rows_start_on(kDramBlock, in, p);
+  pointers.output_rows_on_dram_block = output_rows_start_on(kDramBlock, out, p);
+  return pointers;
+}
+
 // Where a Rows x Cols tile of the input lies: tile (rt, ct) of matrix b, its first row and column,
 // how much of it is inside the view (edge tiles hold fewer rows or columns), and the view's
 // row tiles (so that a kernel can tell the last one).
@@ -76,37 +86,6 @@ struct TileAt {
   int64_t b, rt, ct, r0, c0, row_tiles;
   int rows_here, cols_here;
 };
-
-// The order in which a launch's blocks take the tiles of a view. The hardware starts blocks in
-// the order of their index (x fastest), so the index that moves fastest decides which tiles are
-// in flight together.
-//   - rows_fastest: the input row-tile index fastest, so that neighbouring tiles of an output row
-//     run at the same time and the 32-byte sectors they share are completed in L2 before
-//     eviction. The default.
-//   - columns_fastest: the column-tile index fastest. For views of many short rows, walked rows
-//     first, each column of tiles reads every input row again, long after the previous column
-//     fetched the DRAM blocks the two share (a row's tile segments that do not fill whole 256-byte
-//     blocks), which have left L2 by then: 1000003 x 300 u8 read its input about three times
-//     (H100, 51.6% of memcpy; columns fastest 77.7; docs/kernels.md v19).
-enum class TileWalk { rows_fastest, columns_fastest };
-
-// The walk for a view of row_tiles x col_tiles tiles (per matrix) of a shape whose register cap
-// lets min_blocks_per_sm blocks run on each of `sms` SMs, with tiles of tile_row_bytes per input
-// row; rows_on_blocks: whether the input rows start on 256-byte DRAM blocks (input_rows_start_on).
-// Neighbouring column tiles read parts of the same blocks unless both hold (their row segments are
-// then whole blocks). Columns fastest only where that sharing costs DRAM reads: the row tiles of
-// one column do not fit on the GPU together, and the column tiles of a few row tiles do (so that
-// the row tiles sharing output rows still run together).
-// Shapes without a register cap (min_blocks_per_sm 1: the compact ones, for problems small enough
-// to stay in L2) give no count of the blocks in flight and keep the default.
-inline TileWalk tile_walk(int64_t row_tiles, int64_t col_tiles, int min_blocks_per_sm, int sms,
-                          int tile_row_bytes, bool rows_on_blocks) {
-  const bool columns_share_blocks = !(rows_on_blocks && tile_row_bytes % kDramBlock == 0);
-  const int64_t resident = int64_t(min_blocks_per_sm) * sms;
-  const bool columns_fastest =
-      min_blocks_per_sm > 1 && columns_share_blocks && row_tiles > resident && col_tiles * 4 <= resident;
-  return columns_fastest ? TileWalk::columns_fastest : TileWalk::rows_fastest;
-}
 
 // The launch grid for a walk: the fast index in x, clamped by clamped_grid.
 inline dim3 tile_grid(int64_t row_tiles, int64_t col_tiles, int64_t batch, TileWalk walk) {

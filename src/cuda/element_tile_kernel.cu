@@ -28,7 +28,7 @@
 // for views of many short rows off 256-byte blocks. Column tiles fastest everywhere (the seed
 // kernels' walk) measured 97.0 for 16384^2 f64 on the H100 but 88.8 on the H200, and 85.8 for
 // 8193 x 8191 on the H100, where neighbouring tiles share output sectors. The fine shape walks
-// column tiles fastest where the output rows start on 256-byte blocks (fine_walk).
+// column tiles fastest where the output rows start on 256-byte blocks (select_tile_launch).
 //
 // A block moves one tile per iteration: every load in flight, stored to a shared-memory tile
 // padded by one element per row (row writes and column reads both meet every bank pair), then
@@ -99,13 +99,6 @@ __global__ void __launch_bounds__(ElementTileShape<Shape>::kThreads, ElementTile
   });
 }
 
-// The fine shape's walk (tuning.hpp): column tiles fastest, as the seed kernels walk, where each
-// output row segment of a tile (32 elements: 256 bytes) is a whole DRAM block; rows fastest where
-// the output rows start off blocks, so that the tiles sharing an output block run together.
-inline TileWalk fine_walk(const void* out, const detail::Transpose2D& p) {
-  return output_rows_start_on(kDramBlock, out, p) ? TileWalk::columns_fastest : TileWalk::rows_fastest;
-}
-
 // Whether a shape's tuning entry asks for the most shared-memory carveout (kMaxSharedCarveout;
 // entries without the field do not).
 template <class Tuning, class = void>
@@ -130,13 +123,9 @@ void prefer_max_shared_carveout() {
 }
 
 template <ElementShape Shape, bool BlockRows>
-Status launch_shape(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
+Status launch_shape(const void* in, void* out, const detail::Transpose2D& p, TileWalk walk, gpu::Stream stream) {
   using S = ElementTileShape<Shape>;
   const int64_t row_tiles = ceil_div(p.rows, S::kRows), col_tiles = ceil_div(p.cols, S::kCols);
-  const TileWalk walk =
-      Shape == ElementShape::fine
-          ? fine_walk(out, p)
-          : tile_walk(row_tiles, col_tiles, S::Tuning::kMinBlocks, gpu::multiprocessor_count(), S::kCols * 8, BlockRows);
   const dim3 grid = tile_grid(row_tiles, col_tiles, p.batch, walk);
   const auto run = [&](auto walk_constant) {
     constexpr TileWalk kWalk = decltype(walk_constant)::value;
@@ -151,25 +140,27 @@ Status launch_shape(const void* in, void* out, const detail::Transpose2D& p, gpu
 
 }  // namespace
 
-Status launch_element_tile_transpose(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
+Status launch_element_tile_transpose(const void* in, void* out, const detail::Transpose2D& p, const TileLaunch& launch,
+                                     gpu::Stream stream) {
   if (p.elem_size != 8) return detail::fail(Status::internal_error, "the element form takes 8-byte elements");
-  using Square = ElementTileShape<ElementShape::square>;
-  using Wide = ElementTileShape<ElementShape::wide>;
-  static_assert(Square::kRows * Square::kCols == Wide::kRows * Wide::kCols,
-                "the large shapes hold as many elements, so the compact rule can count either");
-  const bool block_rows = input_rows_start_on(kDramBlock, in, p);
-  const int64_t sms = gpu::multiprocessor_count();
-  const int64_t row_tiles = ceil_div(p.rows, Square::kRows);
-  const int64_t large_tiles = row_tiles * ceil_div(p.cols, Square::kCols) * p.batch;
-  if (large_tiles < int64_t(kLargeTilesPerSmForLarge) * sms)
-    return block_rows ? launch_shape<ElementShape::compact, true>(in, out, p, stream)
-                      : launch_shape<ElementShape::compact, false>(in, out, p, stream);
-  if (!block_rows) return launch_shape<ElementShape::square, false>(in, out, p, stream);
-  if (gpu::entry_applies(ElementTileTuning<ElementShape::fine>::kFasterOn))
-    return launch_shape<ElementShape::fine, true>(in, out, p, stream);
-  // Fewer than two columns of square tiles in flight (2 blocks per SM): the wide shape (tuning.hpp).
-  return row_tiles > sms ? launch_shape<ElementShape::wide, true>(in, out, p, stream)
-                         : launch_shape<ElementShape::square, true>(in, out, p, stream);
+  const bool blocks = launch.block_rows;
+  switch (launch.shape) {
+    case TileShapeId::element_compact:
+      return blocks ? launch_shape<ElementShape::compact, true>(in, out, p, launch.walk, stream)
+                    : launch_shape<ElementShape::compact, false>(in, out, p, launch.walk, stream);
+    case TileShapeId::element_square:
+      return blocks ? launch_shape<ElementShape::square, true>(in, out, p, launch.walk, stream)
+                    : launch_shape<ElementShape::square, false>(in, out, p, launch.walk, stream);
+    case TileShapeId::element_wide:
+      if (blocks) return launch_shape<ElementShape::wide, true>(in, out, p, launch.walk, stream);
+      break;
+    case TileShapeId::element_fine:
+      if (blocks) return launch_shape<ElementShape::fine, true>(in, out, p, launch.walk, stream);
+      break;
+    default:
+      break;
+  }
+  return detail::fail(Status::internal_error, detail::message("no element-form instantiation for ", launch.describe()));
 }
 
 }  // namespace xpose::cuda

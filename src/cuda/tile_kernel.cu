@@ -32,7 +32,8 @@
 // Blocks walk tiles with the input row-tile index fastest: neighbouring tiles of an output row
 // run at the same time, so the 32-byte sectors they share are completed in L2 before eviction.
 // Views of many short rows walk column tiles fastest instead, so that the column tiles sharing
-// an input row's DRAM blocks run together (device_types.cuh, tile_walk).
+// an input row's DRAM blocks run together. Which shape, walk and form a view takes is one host
+// function, select_tile_launch (tile_launch.hpp), tested on the CPU for several GPUs.
 #include <cstdint>
 #include <type_traits>
 
@@ -733,23 +734,15 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
   });
 }
 
-// Whether a view has few row tiles of shape S, the last of them partial: what the partial-row
-// instantiation is for (tuning.hpp, kPartialFormMaxRowTiles).
+// One launch of shape S as select_tile_launch decided it (walk, partial-row instantiation).
 template <class S>
-bool few_row_tiles_last_partial(const detail::Transpose2D& p) {
-  return p.rows % S::kRows != 0 && ceil_div(p.rows, S::kRows) <= kPartialFormMaxRowTiles;
-}
-
-template <class S>
-Status launch_shape(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
+Status launch_shape(const void* in, void* out, const detail::Transpose2D& p, const TileLaunch& launch,
+                    gpu::Stream stream) {
   const int64_t row_tiles = ceil_div(p.rows, S::kRows), col_tiles = ceil_div(p.cols, S::kCols);
-  const TileWalk walk = tile_walk(row_tiles, col_tiles, S::kMinBlocks, gpu::multiprocessor_count(),
-                                  S::kCols * S::kSize, input_rows_start_on(kDramBlock, in, p));
-  const dim3 grid = tile_grid(row_tiles, col_tiles, p.batch, walk);
+  const dim3 grid = tile_grid(row_tiles, col_tiles, p.batch, launch.walk);
   const auto* src = static_cast<const uint8_t*>(in);
   auto* dst = static_cast<uint8_t*>(out);
   const uintptr_t begin = reinterpret_cast<uintptr_t>(in), end = begin + p.input_extent() * S::kSize;
-  const bool partial_rows = few_row_tiles_last_partial<S>(p);
   const auto run = [&](auto walk_constant, auto partial_constant) {
     tile_transpose_kernel<S, decltype(walk_constant)::value, decltype(partial_constant)::value>
         <<<grid, S::kThreads, 0, stream>>>(src, dst, view_of(p), begin, end);
@@ -757,93 +750,55 @@ Status launch_shape(const void* in, void* out, const detail::Transpose2D& p, gpu
   using RowsFastest = std::integral_constant<TileWalk, TileWalk::rows_fastest>;
   using ColumnsFastest = std::integral_constant<TileWalk, TileWalk::columns_fastest>;
   if constexpr (S::kPartialRowsForm) {
-    if (partial_rows) {
-      if (walk == TileWalk::columns_fastest) run(ColumnsFastest{}, std::true_type{});
+    if (launch.partial_rows) {
+      if (launch.walk == TileWalk::columns_fastest) run(ColumnsFastest{}, std::true_type{});
       else run(RowsFastest{}, std::true_type{});
       return gpu::check_launch("tile_transpose");
     }
   }
-  if (walk == TileWalk::columns_fastest) run(ColumnsFastest{}, std::false_type{});
+  if (launch.walk == TileWalk::columns_fastest) run(ColumnsFastest{}, std::false_type{});
   else run(RowsFastest{}, std::false_type{});
   return gpu::check_launch("tile_transpose");
 }
 
-// Whether a view gives a large shape too few tiles to keep every SM busy (the compact rule).
-template <class Large>
-bool too_few_large_tiles(const detail::Transpose2D& p) {
-  const int64_t large_tiles = ceil_div(p.rows, Large::kRows) * ceil_div(p.cols, Large::kCols) * p.batch;
-  return large_tiles < int64_t(kLargeTilesPerSmForLarge) * gpu::multiprocessor_count();
-}
-
-// The large shape of a family, or its compact shape when the large one gives too few tiles.
-template <template <int, bool> class Family, int Size>
-Status launch_family(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
-  using Large = Family<Size, false>;
-  return too_few_large_tiles<Large>(p) ? launch_shape<Family<Size, true>>(in, out, p, stream)
-                                       : launch_shape<Large>(in, out, p, stream);
-}
-
-// Whether an unaligned u8 view takes the tall shape (tuning.hpp: enough rows and enough of its
-// tiles, on the class of device it was measured faster on).
-bool takes_tall_u8_shape(const detail::Transpose2D& p) {
-  using T = UnalignedTallU8Tuning;
-  const int64_t tiles = ceil_div(p.rows, T::kRows) * ceil_div(p.cols, T::kCols) * p.batch;
-  return p.rows >= T::kMinRows && tiles >= int64_t(T::kMinTilesPerSm) * gpu::multiprocessor_count() &&
-         gpu::entry_applies(T::kFasterOn);
-}
-
-// Whether an unaligned view takes its size's partial-row shape: the views that take the large
-// unaligned shape and have few row tiles of it, the last partial (tuning.hpp,
-// UnalignedPartialRowsTuning). Counted in the large shape's tiles.
-template <int Size>
-bool takes_partial_rows_shape(const detail::Transpose2D& p) {
-  using Large = UnalignedShape<Size, false>;
-  static_assert(UnalignedPartialRowsShape<Size>::kPartialRowsForm && !Large::kPartialRowsForm, "one shape each");
-  return !too_few_large_tiles<Large>(p) && few_row_tiles_last_partial<Large>(p);
-}
-
-// Whether a view that takes the large shape Large takes the device class's own shape Device instead
-// (tuning.hpp, DeviceTileTuning and DeviceUnalignedTileTuning): on the class of device it was
-// measured faster on. Counted in Large's tiles, so the views too small for Large take the compact
-// shape as on any other device.
-template <typename Large, typename Device>
-bool takes_device_shape(const detail::Transpose2D& p) {
-  return !too_few_large_tiles<Large>(p) && gpu::entry_applies(Device::kFasterOn);
-}
-
+// The instantiation of select_tile_launch's shape for this element size.
 template <int Size>
 Status launch(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
-  // 8-byte elements, aligned or not: one element per access (element_tile_kernel.cu), which picks
-  // its own shape and loads.
+  const TilePointers pointers = tile_pointers(in, out, p, kOutputSectorBytes<Size>);
+  const TileLaunch launch = select_tile_launch(p, gpu::device_info(), pointers);
   if constexpr (Size == 8) {
-    return launch_element_tile_transpose(in, out, p, stream);
+    return launch_element_tile_transpose(in, out, p, launch, stream);
   } else {
-    // The aligned shapes need 16-byte rows, but their tiles store exactly their output row
-    // segments, so output rows 16 bytes off 32-byte sectors leave every tile boundary inside a
-    // sector, written half by each tile; the unaligned shapes store each aligned vector whole
-    // once and take such views (tuning.hpp, kOutputSectorBytes).
-    const bool aligned =
-        input_rows_start_on(16, in, p) && output_rows_start_on(kOutputSectorBytes<Size>, out, p);
-    if (aligned) {
-      if constexpr (DeviceTileTuning<Size>::kFasterOn != BandwidthPerSm::none)
-        if (takes_device_shape<TileTuning<Size, false>, DeviceTileTuning<Size>>(p))
-          return launch_shape<DeviceShape<Size>>(in, out, p, stream);
-      return launch_family<AlignedShape, Size>(in, out, p, stream);
+    switch (launch.shape) {
+      case TileShapeId::aligned: return launch_shape<AlignedShape<Size, false>>(in, out, p, launch, stream);
+      case TileShapeId::aligned_compact: return launch_shape<AlignedShape<Size, true>>(in, out, p, launch, stream);
+      case TileShapeId::aligned_device:
+        if constexpr (DeviceTileTuning<Size>::kFasterOn != BandwidthPerSm::none)
+          return launch_shape<DeviceShape<Size>>(in, out, p, launch, stream);
+        break;
+      default:
+        break;
     }
-    // 16-byte elements are always aligned: Plan::execute rejects pointers not aligned to the element.
-    if constexpr (Size == 16) return detail::fail(Status::internal_error, "a 16-byte element view that is not 16-byte aligned");
-    else {
-      // u8 views of many rows: the tall shape; the device class's own shape (with its partial-row
-      // instantiation); views of few row tiles, the last partial: the shapes with that
-      // instantiation, which the large ones lack (tuning.hpp).
-      if constexpr (Size == 1)
-        if (takes_tall_u8_shape(p)) return launch_shape<UnalignedTallU8Shape>(in, out, p, stream);
-      if constexpr (DeviceUnalignedTileTuning<Size>::kFasterOn != BandwidthPerSm::none)
-        if (takes_device_shape<UnalignedTileTuning<Size, false>, DeviceUnalignedTileTuning<Size>>(p))
-          return launch_shape<DeviceUnalignedShape<Size>>(in, out, p, stream);
-      if (takes_partial_rows_shape<Size>(p)) return launch_shape<UnalignedPartialRowsShape<Size>>(in, out, p, stream);
-      return launch_family<UnalignedShape, Size>(in, out, p, stream);
+    if constexpr (Size != 16) {
+      switch (launch.shape) {
+        case TileShapeId::unaligned: return launch_shape<UnalignedShape<Size, false>>(in, out, p, launch, stream);
+        case TileShapeId::unaligned_compact:
+          return launch_shape<UnalignedShape<Size, true>>(in, out, p, launch, stream);
+        case TileShapeId::unaligned_device:
+          if constexpr (DeviceUnalignedTileTuning<Size>::kFasterOn != BandwidthPerSm::none)
+            return launch_shape<DeviceUnalignedShape<Size>>(in, out, p, launch, stream);
+          break;
+        case TileShapeId::unaligned_partial_rows:
+          return launch_shape<UnalignedPartialRowsShape<Size>>(in, out, p, launch, stream);
+        case TileShapeId::unaligned_tall_u8:
+          if constexpr (Size == 1) return launch_shape<UnalignedTallU8Shape>(in, out, p, launch, stream);
+          break;
+        default:
+          break;
+      }
     }
+    return detail::fail(Status::internal_error,
+                        detail::message("no tile kernel instantiation for ", launch.describe()));
   }
 }
 

@@ -187,7 +187,7 @@ template <> struct ElementTileTuning<ElementShape::compact> { static constexpr i
 // spills), which lowers the transpose floor: more bytes in flight spread the accesses further,
 // fewer no longer cover the DRAM's latency (8192^2 f64 on an H100: 40 KiB 98.6% of memcpy, 48 or
 // 64 KiB 97.8, 32 KiB 96.9; notes, sections 1 and 3). Column tiles first where the output rows
-// start on 256-byte blocks (fine_walk), and the most shared-memory carveout
+// start on 256-byte blocks (select_tile_launch), and the most shared-memory carveout
 // (kMaxSharedCarveout: +0.2% here; it cost the tile kernels up to 16 points, so only this shape
 // asks). On an H200 it lost 5-9 points (its memory wants more in flight), hence kFasterOn:
 // high-bandwidth devices keep square and wide.
