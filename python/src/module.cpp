@@ -342,6 +342,7 @@ class UserPlan {
   }
 
   std::string kernel_name() const { return plan_.kernel_name(); }
+  std::string describe() const { return plan_.describe(); }
   std::vector<int64_t> shape() const { return permutation_.dims; }
   std::vector<int64_t> out_shape() const {
     std::vector<int64_t> out;
@@ -456,6 +457,7 @@ PYBIND11_MODULE(_xpose, m) {
            py::arg("strides"), py::arg("kernel"), py::arg("threads"))
       .def("prepare", &UserPlan::prepare, py::arg("x"))
       .def_property_readonly("kernel_name", &UserPlan::kernel_name)
+      .def("describe", &UserPlan::describe)
       .def_property_readonly("shape", [](const UserPlan& p) { return py::tuple(py::cast(p.shape())); })
       .def_property_readonly("out_shape", [](const UserPlan& p) { return py::tuple(py::cast(p.out_shape())); })
       .def_property_readonly("axes", [](const UserPlan& p) { return py::tuple(py::cast(p.axes())); })

@@ -139,6 +139,11 @@ class Plan:
     execute = __call__
 
     kernel_name = property(lambda self: self._plan.kernel_name, doc="The kernel the plan runs.")
+
+    def describe(self):
+        """The kernel and what it launches, chosen when the plan was made (C++ ``Plan::describe``):
+        on the GPU the tile shape, threads and walk of the 2D kernel, the N-D kernels' tile or box."""
+        return self._plan.describe()
     shape = property(lambda self: self._plan.shape, doc="The input shape.")
     out_shape = property(lambda self: self._plan.out_shape, doc="The result's shape.")
     axes = property(lambda self: self._plan.axes, doc="The permutation, non-negative.")

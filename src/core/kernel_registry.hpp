@@ -26,6 +26,9 @@ struct Kernel {
   bool (*supports)(const Transpose2D& problem, std::string* why);
   // Runs the kernel. Arguments are validated; problem is not empty.
   Status (*run)(const void* in, void* out, const Transpose2D& problem, const LaunchContext& ctx);
+  // What the kernel launches for `problem` on the current device, as Plan::describe() reports it
+  // after the name (tile shape, threads, ...); nullptr where the name says it all.
+  std::string (*describe)(const Transpose2D& problem) = nullptr;
 };
 
 // The backends' own kernels (the library's).

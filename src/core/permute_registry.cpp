@@ -73,6 +73,15 @@ Status run_transpose2d(const void* in, void* out, const PreparedPermute& prepare
   return launch.kernel->run(in, out, launch.problem, ctx);
 }
 
+std::string describe_transpose2d(const PreparedPermute& prepared) {
+  const auto& launch = *static_cast<const Transpose2DLaunch*>(prepared.data.get());
+  const Transpose2D& p = launch.problem;
+  std::string text = "as " + std::to_string(p.rows) + "x" + std::to_string(p.cols);
+  if (p.batch > 1) text += " batch " + std::to_string(p.batch);
+  if (launch.kernel->describe != nullptr) text += "; " + launch.kernel->describe(p);
+  return text;
+}
+
 }  // namespace xpose::detail
 
 namespace xpose {

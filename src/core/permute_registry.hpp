@@ -42,6 +42,9 @@ struct PermuteKernel {
                   std::string* why);
   // Runs a prepared kernel; the arguments are validated and the problem is not empty.
   Status (*run)(const void* in, void* out, const PreparedPermute& prepared, const LaunchContext& ctx);
+  // What the prepared kernel launches, as Plan::describe() reports it after the name; nullptr
+  // where the name says it all.
+  std::string (*describe)(const PreparedPermute& prepared) = nullptr;
 };
 
 const std::vector<PermuteKernel>& cpu_permute_kernels();
@@ -61,5 +64,7 @@ bool dense_only(const PermuteProblem& problem, std::string* why);
 bool prepare_transpose2d(const PermuteProblem& problem, const PermuteLayout& layout,
                          PreparedPermute* prepared, std::string* why);
 Status run_transpose2d(const void* in, void* out, const PreparedPermute& prepared, const LaunchContext& ctx);
+// The chosen 2D kernel's describe, for the 2D problem the layout became.
+std::string describe_transpose2d(const PreparedPermute& prepared);
 
 }  // namespace xpose::detail

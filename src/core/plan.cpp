@@ -214,6 +214,25 @@ const char* Plan::kernel_name() const {
   }
   return impl_->is_permute ? impl_->permute.primary.name.c_str() : impl_->kernel->name;
 }
+std::string Plan::describe() const {
+  if (!impl_) return "";
+  std::string text = kernel_name();
+  if (impl_->is_inplace) return text;
+  if (!impl_->is_permute) {
+    if (impl_->kernel->describe != nullptr) text += ": " + impl_->kernel->describe(impl_->problem);
+    return text;
+  }
+  const auto details = [](const detail::PreparedPermute& prepared) {
+    return prepared.kernel->describe != nullptr ? ": " + prepared.kernel->describe(prepared) : std::string();
+  };
+  const detail::PermutePlan& plan = impl_->permute;
+  text += details(plan.primary);
+  if (plan.fallback.kernel != nullptr)
+    text += "; pointers off " + std::to_string(plan.primary.alignment) + " bytes: " + plan.fallback.name +
+            details(plan.fallback);
+  return text;
+}
+
 bool Plan::is_inplace() const { return impl_ && impl_->is_inplace; }
 std::size_t Plan::scratch_bytes() const { return impl_ ? static_cast<std::size_t>(impl_->scratch_bytes) : 0; }
 bool Plan::is_permute() const { return impl_ && impl_->is_permute; }

@@ -86,7 +86,7 @@ const std::vector<PermuteKernel>& cpu_permute_kernels() {
        prepare_copy, run_copy},
       {"transpose2d", Device::cpu, true,
        "a (batched) 2D layout: the production 2D kernel (blocked or threaded)", prepare_transpose2d,
-       run_transpose2d},
+       run_transpose2d, describe_transpose2d},
       {"blocked", Device::cpu, true, "tiles of the two inner axes, one thread", prepare_blocked, run_blocked},
       {"threaded", Device::cpu, true, "tiles of the two inner axes, all threads", prepare_blocked,
        run_threaded},

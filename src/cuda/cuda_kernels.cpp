@@ -82,7 +82,7 @@ const std::vector<Kernel>& cuda_kernels() {
   static const std::vector<Kernel> kernels{
       {"tile", Device::cuda, true,
        "production: 16-byte vectors, swizzled shared tile, small elements transposed in registers",
-       supports_all, run_tile},
+       supports_all, run_tile, cuda::describe_tile_transpose},
       {"interleave", Device::cuda, true,
        "production, few rows: a block of columns becomes one contiguous output run",
        interleave_supports, run_interleave},

@@ -65,6 +65,10 @@ Status run_tiled(const void* in, void* out, const PreparedPermute& prepared, con
   return cuda::launch_permute_tiled(in, out, params_of<cuda::TiledParams>(prepared), stream_of(ctx));
 }
 
+std::string describe_tiled(const PreparedPermute& prepared) {
+  return cuda::describe(params_of<cuda::TiledParams>(prepared));
+}
+
 bool prepare_packed(const PermuteProblem&, const PermuteLayout& layout, PreparedPermute* prepared, std::string* why) {
   auto params = std::make_shared<cuda::PackedParams>();
   if (!cuda::make_packed_params(layout, params.get(), why)) return false;
@@ -77,6 +81,10 @@ bool prepare_packed(const PermuteProblem&, const PermuteLayout& layout, Prepared
 
 Status run_packed(const void* in, void* out, const PreparedPermute& prepared, const LaunchContext& ctx) {
   return cuda::launch_permute_packed(in, out, params_of<cuda::PackedParams>(prepared), stream_of(ctx));
+}
+
+std::string describe_packed(const PreparedPermute& prepared) {
+  return cuda::describe(params_of<cuda::PackedParams>(prepared));
 }
 
 // Two parameter sets: chunks as wide as the strides allow (up to 16 bytes), and chunks of one
@@ -105,6 +113,11 @@ Status run_gather(const void* in, void* out, const PreparedPermute& prepared, co
   return cuda::launch_permute_gather(in, out, wide ? launch.wide : launch.narrow, stream_of(ctx));
 }
 
+std::string describe_gather(const PreparedPermute& prepared) {
+  const auto& launch = params_of<GatherLaunch>(prepared);
+  return cuda::describe(launch.wide, launch.narrow);
+}
+
 bool prepare_naive(const PermuteProblem&, const PermuteLayout& layout, PreparedPermute* prepared, std::string*) {
   prepared->alignment = layout.elem_size;
   prepared->data = std::make_shared<cuda::NaiveParams>(cuda::make_naive_params(layout));
@@ -126,16 +139,16 @@ const std::vector<PermuteKernel>& cuda_permute_kernels() {
        prepare_copy, run_copy},
       {"transpose2d", Device::cuda, true,
        "a (batched) 2D layout: the production 2D kernel (tile, interleave, deinterleave, ...)",
-       prepare_transpose2d, run_transpose2d},
+       prepare_transpose2d, run_transpose2d, describe_transpose2d},
       {"tiled", Device::cuda, true,
        "the contiguous dim moves: shared-memory tile of the input's and output's inner axes, 16-byte vectors",
-       prepare_tiled, run_tiled},
+       prepare_tiled, run_tiled, describe_tiled},
       {"packed", Device::cuda, true,
        "short axes: a shared-memory box over several axes whose input and output runs are both long",
-       prepare_packed, run_packed},
+       prepare_packed, run_packed, describe_packed},
       {"gather", Device::cuda, true,
        "the contiguous dim stays: each output run copied from its input run in chunks of up to 16 bytes",
-       prepare_gather, run_gather},
+       prepare_gather, run_gather, describe_gather},
       {"naive", Device::cuda, true, "one element per thread in output order (any layout; the baseline)",
        prepare_naive, run_naive},
   };

@@ -452,4 +452,52 @@ bool make_packed_params(const detail::PermuteLayout& layout, PackedParams* param
   return true;
 }
 
+
+namespace {
+
+std::string axes(int64_t n) { return std::to_string(n) + (n == 1 ? " axis" : " axes"); }
+std::string runs(int64_t n) { return std::to_string(n) + (n == 1 ? " run" : " runs"); }
+
+}  // namespace
+
+std::string describe(const TiledParams& p) {
+  // The launcher's forms for pointers on 16 bytes (launch_permute_tiled).
+  const auto form = [](bool vectors, bool shifted) -> std::string {
+    const char* fallback = shifted ? "shifted" : "elements";
+    return vectors ? std::string("vectors (") + fallback + " for pointers off 16 bytes)" : fallback;
+  };
+  const std::string loads = form(p.in_vectors, p.in_shifted), stores = form(p.out_vectors, p.out_shifted);
+  return "tile " + std::to_string(int64_t{1} << p.log2_tile_rows) + "x" + std::to_string(int64_t{1} << p.log2_tile_cols) +
+         " (rows " + std::to_string(p.rows) + " over " + axes(p.row_axes) + ", cols " + std::to_string(p.cols) +
+         " over " + axes(p.col_axes) + "), " + std::to_string(p.tiles) + " tiles, loads " + loads + ", stores " + stores;
+}
+
+std::string describe(const PackedParams& p) {
+  std::string box, sizes;
+  for (int i = 0; i < p.box_axes; ++i) {
+    const int k = p.box_axis[i];
+    box += (i ? "x" : "") + std::to_string(p.extent[k]);
+    sizes += (i ? "x" : "") + std::to_string(p.size[k]);
+  }
+  std::string text = "box " + box + " of axes " + sizes + ", " + std::to_string(p.tiles) + " tiles, " + runs(p.in_runs) +
+                     " in of " + std::to_string(p.in_run_span) + " elements" +
+                     (p.in_run_axes > 1 ? " over " + axes(p.in_run_axes) : "") + ", " + runs(p.out_runs) + " out of " +
+                     std::to_string(p.out_run_elements) + " elements";
+  if (!p.in_runs_aligned) text += ", input runs off 16 bytes";
+  if (!p.out_runs_aligned) text += ", output runs off 16 bytes";
+  if (p.run_tables) text += ", run tables";
+  return text;
+}
+
+std::string describe(const GatherParams& wide, const GatherParams& narrow) {
+  std::string text = std::to_string(wide.chunk_bytes) + "-byte chunks";
+  if (narrow.chunk_bytes != wide.chunk_bytes)
+    text += " (" + std::to_string(narrow.chunk_bytes) + "-byte chunks for pointers off " +
+            std::to_string(wide.chunk_bytes) + " bytes)";
+  if (wide.log2_tile_a > 0 || wide.log2_tile_b > 0)
+    text += ", tiles of " + std::to_string(int64_t{1} << wide.log2_tile_a) + "x" +
+            std::to_string(int64_t{1} << wide.log2_tile_b) + " runs";
+  return text + ", " + std::to_string(wide.items) + " items";
+}
+
 }  // namespace xpose::cuda

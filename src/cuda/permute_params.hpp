@@ -320,6 +320,17 @@ struct PackedParams {
 // Whether packed runs `layout` (rank >= 2); if so fills `params`, else says why.
 bool make_packed_params(const detail::PermuteLayout& layout, PackedParams* params, std::string* why);
 
+// What each N-D kernel launches, as Plan::describe() reports it after the kernel's name, for
+// pointers on 16 bytes (the forms the launch takes otherwise are named too):
+//   "tile 64x128 (rows 266 over 1 axis, cols 158 over 1 axis), 28500 tiles, loads shifted, stores
+//    shifted"
+//   "box 64x2x30 of axes 941860x5x30, 44151 tiles, 60 runs in of 64 elements, 64 runs out of 60
+//    elements, output runs off 16 bytes, run tables"
+//   "16-byte chunks (4-byte chunks for pointers off 16 bytes), 59400 items"
+std::string describe(const TiledParams& p);
+std::string describe(const PackedParams& p);
+std::string describe(const GatherParams& wide, const GatherParams& narrow);
+
 // Where each run of a whole tile starts, relative to the tile (PackedAgent::fill_run_tables): in
 // global memory (elements) on both sides and, for the output runs, in shared memory (bytes).
 struct PackedRunTables {

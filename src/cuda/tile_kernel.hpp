@@ -4,6 +4,8 @@
 // (unaligned views of 8-byte elements: the element form, element_tile_kernel.hpp).
 #pragma once
 
+#include <string>
+
 #include "core/problem.hpp"
 #include "cuda/gpu_runtime.hpp"
 
@@ -11,5 +13,10 @@ namespace xpose::cuda {
 
 Status launch_tile_transpose(const void* in, void* out, const detail::Transpose2D& problem,
                              gpu::Stream stream);
+
+// The launch launch_tile_transpose makes for `problem` on the current device with pointers as
+// cudaMalloc returns them (on 256 bytes), and, where it differs, with pointers one element off
+// 16 bytes (TileLaunch::describe).
+std::string describe_tile_transpose(const detail::Transpose2D& problem);
 
 }  // namespace xpose::cuda

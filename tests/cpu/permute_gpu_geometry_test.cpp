@@ -245,4 +245,39 @@ TEST(PermuteGpuGeometry, CompositesGrowPastTheTileWhenItsLastTileIsMostlyEmpty) 
   }
 }
 
+// What Plan::describe() reports for the N-D kernels: the tile or box, the tiles and the access
+// forms, from the same parameters the launch uses.
+TEST(PermuteGpuGeometry, DescriptionsStateTheLaunch) {
+  const auto layout_of = [](const Permutation& p, DType type) {
+    return xpose::detail::normalise(xpose_test::permute_problem_for(p, type));
+  };
+  cuda::TiledParams tiled;
+  ASSERT_TRUE(cuda::make_tiled_params(layout_of({{38, 75, 19, 14, 158}, {1, 0, 4, 2, 3}, {}, {}}, DType::f16),
+                                      &tiled, nullptr));
+  EXPECT_EQ(cuda::describe(tiled),
+            "tile 64x128 (rows 266 over 1 axis, cols 158 over 1 axis), 28500 tiles, loads shifted, stores shifted");
+  ASSERT_TRUE(cuda::make_tiled_params(layout_of({{30, 5, 941860}, {2, 1, 0}, {}, {}}, DType::f32), &tiled, nullptr));
+  EXPECT_EQ(cuda::describe(tiled),
+            "tile 64x64 (rows 150 over 2 axes, cols 941860 over 1 axis), 44151 tiles, loads vectors (shifted for "
+            "pointers off 16 bytes), stores elements");
+
+  cuda::PackedParams packed;
+  ASSERT_TRUE(cuda::make_packed_params(layout_of({{30, 5, 941860}, {2, 1, 0}, {}, {}}, DType::f32), &packed, nullptr));
+  EXPECT_EQ(cuda::describe(packed),
+            "box 64x2x30 of axes 941860x5x30, 44151 tiles, 60 runs in of 64 elements, 64 runs out of 60 elements, "
+            "output runs off 16 bytes, run tables");
+  ASSERT_TRUE(cuda::make_packed_params(layout_of({{3, 2219, 9, 3, 13, 61}, {3, 1, 5, 0, 2, 4}, {}, {}}, DType::f16),
+                                       &packed, nullptr));
+  EXPECT_EQ(cuda::describe(packed),
+            "box 61x13x9 of axes 61x13x9, 19971 tiles, 9 runs in of 793 elements over 2 axes, 61 runs out of 117 "
+            "elements, input runs off 16 bytes, output runs off 16 bytes, run tables");
+
+  cuda::GatherParams wide, narrow;
+  const PermuteLayout stays = layout_of({{8, 9, 100, 33}, {1, 0, 2, 3}, {}, {}}, DType::f32);
+  ASSERT_TRUE(cuda::make_gather_params(stays, 16, &wide, nullptr));
+  ASSERT_TRUE(cuda::make_gather_params(stays, 4, &narrow, nullptr));
+  EXPECT_EQ(cuda::describe(wide, narrow), "16-byte chunks (4-byte chunks for pointers off 16 bytes), 59400 items");
+  EXPECT_EQ(cuda::describe(wide, wide), "16-byte chunks, 59400 items");
+}
+
 }  // namespace

@@ -79,6 +79,21 @@ TEST(PlanCpu, ForcedKernelNameIsReported) {
   }
 }
 
+// The CPU kernels state nothing beyond their name; a permute routed to a 2D kernel says the 2D
+// problem it became; an empty plan describes nothing.
+TEST(PlanCpu, DescribeNamesTheKernelAndWhatItRuns) {
+  EXPECT_EQ(xpose::Plan().describe(), "");
+  xpose::Plan plan;
+  ASSERT_EQ(xpose::Plan::create(plan, {300, 500}, DType::f32), Status::ok);
+  EXPECT_EQ(plan.describe(), plan.kernel_name());
+  ASSERT_EQ(xpose::Plan::create_permute(plan, {{4, 300, 500}, {0, 2, 1}, {}, {}}, DType::f32), Status::ok);
+  const std::string name = plan.kernel_name();
+  ASSERT_EQ(name.rfind("transpose2d:", 0), 0u) << name;
+  EXPECT_EQ(plan.describe(), name + ": as 300x500 batch 4");
+  ASSERT_EQ(xpose::Plan::create_inplace(plan, {64, 64}, DType::f32), Status::ok);
+  EXPECT_EQ(plan.describe(), plan.kernel_name());
+}
+
 TEST(PlanCpu, PlansAreCopyableAndMovable) {
   xpose::Plan original;
   ASSERT_EQ(xpose::Plan::create(original, {33, 65}, DType::f32, Device::cpu, {"blocked", 0}),

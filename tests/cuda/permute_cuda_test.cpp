@@ -202,6 +202,32 @@ TEST(PermuteCuda, MemcpyBaselineCopiesDenseBytes) {
   expect_permutes("memcpy", {{50, 60, 70}, {2, 0, 1}, {}, {}}, DType::f32);
 }
 
+// Plan::describe() states the launch chosen at plan time: the 2D tile kernel's shape and walk on
+// this GPU, the N-D kernels' tile or box, a 2D route's problem, the fallback of a widened layout.
+TEST(PermuteCuda, DescribeStatesTheLaunch) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  xpose::Plan plan;
+  ASSERT_EQ(xpose::Plan::create(plan, {8192, 8192}, DType::f32, Device::cuda), Status::ok);
+  EXPECT_EQ(plan.describe().rfind("tile: aligned ", 0), 0u) << plan.describe();
+  EXPECT_NE(plan.describe().find(" threads, "), std::string::npos) << plan.describe();
+  const Permutation short_runs{{38, 75, 19, 14, 158}, {1, 0, 4, 2, 3}, {}, {}};
+  ASSERT_EQ(xpose::Plan::create_permute(plan, short_runs, DType::f16, Device::cuda, {"tiled", 0}), Status::ok);
+  EXPECT_EQ(plan.describe(),
+            "tiled: tile 64x128 (rows 266 over 1 axis, cols 158 over 1 axis), 28500 tiles, loads shifted, stores "
+            "shifted");
+  ASSERT_EQ(xpose::Plan::create_permute(plan, short_runs, DType::f16, Device::cuda, {"packed", 0}), Status::ok);
+  EXPECT_EQ(plan.describe().rfind("packed: box ", 0), 0u) << plan.describe();
+  ASSERT_EQ(xpose::Plan::create_permute(plan, {{4, 300, 500}, {0, 2, 1}, {}, {}}, DType::f32, Device::cuda),
+            Status::ok);
+  EXPECT_EQ(plan.describe().rfind(std::string(plan.kernel_name()) + ": as 300x500 batch 4", 0), 0u)
+      << plan.describe();
+  // Runs of 4 u8 that stay innermost, widened to 4-byte elements: the plan names the fallback for
+  // pointers off 4 bytes.
+  ASSERT_EQ(xpose::Plan::create_permute(plan, {{64, 48, 4}, {1, 0, 2}, {}, {}}, DType::u8, Device::cuda),
+            Status::ok);
+  EXPECT_NE(plan.describe().find("; pointers off 4 bytes: gather: "), std::string::npos) << plan.describe();
+}
+
 TEST(PermuteCuda, RunsOnAStream) {
   SKIP_WITHOUT_CUDA_DEVICE();
   cudaStream_t stream = nullptr;

@@ -149,6 +149,7 @@ def test_torch_plan(torch):
     x = torch_random(torch, (4, 64, 32, 32), "float16")
     plan = xpose.Plan(x.shape, (0, 2, 3, 1), torch.float16, device="cuda")
     assert plan.kernel_name
+    assert plan.describe().startswith(plan.kernel_name + ": ")  # a GPU kernel states its launch
     assert torch_same_bytes(torch, plan(x), x.permute(0, 2, 3, 1).contiguous())
 
 

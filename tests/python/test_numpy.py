@@ -117,6 +117,7 @@ def test_plan_runs_again_and_again(rng):
     plan = xpose.Plan((4, 3, 8, 5), (0, 2, 3, 1), np.float32)
     assert plan.out_shape == (4, 8, 5, 3) and plan.axes == (0, 2, 3, 1) and plan.dtype == "f32"
     assert plan.device == "cpu" and plan.kernel_name
+    assert plan.describe().startswith(plan.kernel_name)
     for _ in range(3):
         x = random_array(rng, (4, 3, 8, 5), np.float32)
         assert_same_bytes(plan(x), expected(x, (0, 2, 3, 1)))

@@ -26,6 +26,7 @@ const char* to_string(Outcome outcome);
 struct VariantResult {
   std::string kernel;         // as requested ("auto", "tiled_padded", ...)
   std::string chosen_kernel;  // what the plan runs; differs from `kernel` for "auto"
+  std::string launch;         // Plan::describe(): the chosen kernel and what it launches
   bool transposes = true;     // false for the copy baselines
   bool added_as_baseline = false;  // memcpy run although --kernels did not list it
   Outcome outcome = Outcome::error;

@@ -232,6 +232,7 @@ void create_plans(const std::vector<std::string>& kernels, bool baseline_added,
     const Status status = create((*plans)[k], plan_options);
     if (status == Status::ok) {
       variant.chosen_kernel = (*plans)[k].kernel_name();
+      variant.launch = (*plans)[k].describe();
     } else if (status == Status::unsupported) {
       variant.outcome = Outcome::not_applicable;
       variant.note = reason_only(last_error_message());

@@ -36,6 +36,7 @@ Json variant_json(const VariantResult& variant) {
   Json json;
   json["kernel"] = variant.kernel;
   json["chosen_kernel"] = variant.chosen_kernel.empty() ? Json(nullptr) : Json(variant.chosen_kernel);
+  json["launch"] = variant.launch.empty() ? Json(nullptr) : Json(variant.launch);
   json["transposes"] = variant.transposes;
   json["added_as_baseline"] = variant.added_as_baseline;
   json["status"] = to_string(variant.outcome);
