@@ -805,22 +805,7 @@ Status launch(const void* in, void* out, const detail::Transpose2D& p, gpu::Stre
 }  // namespace
 
 std::string describe_tile_transpose(const detail::Transpose2D& p) {
-  std::string text;
-  dispatch_size(p.elem_size, [&](auto size) {
-    constexpr int kSize = decltype(size)::value;
-    // Addresses are only checked for their alignment (tile_pointers), never dereferenced.
-    const auto* on_blocks = reinterpret_cast<const uint8_t*>(uintptr_t{1} << 20);
-    const DeviceInfo device = gpu::device_info();
-    const auto launch_for = [&](const uint8_t* pointer) {
-      return select_tile_launch(p, device, tile_pointers(pointer, pointer, p, kOutputSectorBytes<kSize>)).describe();
-    };
-    text = launch_for(on_blocks);
-    if (kSize < 16) {
-      const std::string off_16 = launch_for(on_blocks + kSize);
-      if (off_16 != text) text += "; pointers off 16 bytes: " + off_16;
-    }
-  });
-  return text;
+  return describe_tile_launches(p, gpu::device_info());
 }
 
 Status launch_tile_transpose(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {

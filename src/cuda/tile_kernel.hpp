@@ -16,7 +16,7 @@ Status launch_tile_transpose(const void* in, void* out, const detail::Transpose2
 
 // The launch launch_tile_transpose makes for `problem` on the current device with pointers as
 // cudaMalloc returns them (on 256 bytes), and, where it differs, with pointers one element off
-// 16 bytes (TileLaunch::describe).
+// 16 bytes (describe_tile_launches).
 std::string describe_tile_transpose(const detail::Transpose2D& problem);
 
 }  // namespace xpose::cuda

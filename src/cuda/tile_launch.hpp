@@ -87,4 +87,13 @@ struct TileLaunch {
 // counts as 132 SMs.
 TileLaunch select_tile_launch(const detail::Transpose2D& p, const DeviceInfo& device, const TilePointers& pointers);
 
+// What both pointers allow view `p` when each lies `offset` bytes past a 256-byte boundary (0: as
+// cudaMalloc returns them).
+TilePointers tile_pointers_at(const detail::Transpose2D& p, int64_t offset);
+
+// The launch for view `p` on `device` with pointers on 256 bytes, and where it differs the launch
+// with pointers one element off 16 bytes (Plan::describe):
+// "aligned 64x64, 256 threads, 4 blocks/SM, rows fastest; pointers off 16 bytes: unaligned ...".
+std::string describe_tile_launches(const detail::Transpose2D& p, const DeviceInfo& device);
+
 }  // namespace xpose::cuda

@@ -208,7 +208,7 @@ TEST(PermuteCuda, DescribeStatesTheLaunch) {
   SKIP_WITHOUT_CUDA_DEVICE();
   xpose::Plan plan;
   ASSERT_EQ(xpose::Plan::create(plan, {8192, 8192}, DType::f32, Device::cuda), Status::ok);
-  EXPECT_EQ(plan.describe().rfind("tile: aligned ", 0), 0u) << plan.describe();
+  EXPECT_EQ(plan.describe().rfind("tile: aligned", 0), 0u) << plan.describe();  // aligned_device on some GPUs
   EXPECT_NE(plan.describe().find(" threads, "), std::string::npos) << plan.describe();
   const Permutation short_runs{{38, 75, 19, 14, 158}, {1, 0, 4, 2, 3}, {}, {}};
   ASSERT_EQ(xpose::Plan::create_permute(plan, short_runs, DType::f16, Device::cuda, {"tiled", 0}), Status::ok);
