@@ -49,7 +49,7 @@ __device__ __forceinline__ void load_rows(const T* __restrict__ src, int64_t ld,
 #pragma unroll
       for (int k = 0; k < kBatch; ++k) {
         const int slot = base + k * blockDim.x + threadIdx.x, i = slot / vectors, v = slot % vectors;
-        if (slot < slots) *reinterpret_cast<uint4*>(dst + i * pitch + v * V) = loaded[k];
+        if (slot < slots) vector_at(dst + i * pitch, v) = loaded[k];
       }
     }
     for (int slot = threadIdx.x; slot < rows * tail; slot += blockDim.x) {
@@ -112,7 +112,7 @@ __device__ __forceinline__ void load_shifted_rows(const T* __restrict__ src, int
     for (int k = 0; k < kBatch; ++k) {
       const int slot = base + k * blockDim.x + threadIdx.x;
       if (slot < slots && start[k] >= 0 && start[k] + V <= count)
-        *reinterpret_cast<uint4*>(dst + row[k] * pitch + (slot - row[k] * per_row) * V) = loaded[k];
+        vector_at(dst + row[k] * pitch, slot - row[k] * per_row) = loaded[k];
     }
   }
   // The ends: per row, slots 0..V-1 are the elements before its first whole vector (`lead` of
@@ -204,7 +204,7 @@ __global__ void __launch_bounds__(kThreads, kInterleaveMinBlocks)
           if (++i == rows) i = 0, ++j;
         }
         if (first >= 0 && first + V <= count) {
-          reinterpret_cast<uint4*>(run + first)[0] = packed.v;
+          vector_at(run - head, v) = packed.v;  // run - head: the run's first vector
         } else {
           for (int t = 0; t < V; ++t)
             if (first + t >= 0 && first + t < count) run[first + t] = packed.e[t];
@@ -374,7 +374,7 @@ __device__ __forceinline__ void store_segments(const T* staging, int head_in, T*
       packed.e[t] = (Aligned || i >= 0) && i < rows_here ? staging[layout.index(head_in + i * ld_in + c)] : T{};
     }
     if ((Aligned || first >= 0) && first + V <= rows_here) {
-      *reinterpret_cast<uint4*>(row + first) = packed.v;
+      vector_at(row - head, v) = packed.v;
     } else {
 #pragma unroll
       for (int t = 0; t < V; ++t)
