@@ -159,13 +159,13 @@ class XPOSE_API Plan {
   bool valid() const;
   // Name of the chosen kernel ("" for an empty plan).
   const char* kernel_name() const;
-  // The kernel's name and, where the kernel states it, what it launches, chosen when the plan was
-  // made: on the GPU the tile shape, threads, blocks per SM and walk of the 2D tile kernel (for
-  // the current GPU, and for pointers on 256 bytes, with the launch for pointers off 16 bytes where
-  // it differs), the tile or box of the N-D kernels and the forms their accesses take, and for a
-  // permute plan the kernel it falls back to for pointers its kernel cannot take. For example
-  // "tile: aligned 64x64, 256 threads, 4 blocks/SM, rows fastest". For logs and bug reports; the
-  // format may change.
+  // The kernel's name and, where the kernel states it, what it launches, by the rules execute
+  // applies: on the GPU the 2D tile kernel's tile shape, threads, blocks per SM and walk (from the
+  // current GPU's properties, for pointers on 256 bytes and, where it differs, for pointers off 16
+  // bytes), the N-D kernels' tile or box as the plan prepared it and the forms their accesses
+  // take, and for a permute plan the kernel it falls back to for pointers its kernel cannot take.
+  // For example "tile: aligned 64x64, 256 threads, 3 blocks/SM, rows fastest; pointers off 16
+  // bytes: unaligned 128x64, ...". For logs and bug reports; the format may change.
   std::string describe() const;
   const Matrix& matrix() const;  // with the packed defaults filled in (empty for a permute plan)
   // Whether the plan permutes a tensor (create_permute) rather than transposing matrices.
