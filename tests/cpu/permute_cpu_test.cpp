@@ -179,6 +179,14 @@ TEST_P(PermuteCpuKernel, ShortInnerAxesMatchReference) {
   }
   expect_permutes(GetParam(), {{3, 50, 30, 48}, {3, 1, 2, 0}, {}, {}}, DType::u8);
   expect_permutes(GetParam(), {{3, 50, 30, 24}, {3, 1, 2, 0}, {}, {}}, DType::u16);
+  // A short input axis under a long output one (the blocks too): odd long sides, several input
+  // axes packed into the columns, a strided input, offset pointers, more than 1 MiB.
+  for (DType type : {DType::u8, DType::u16}) {
+    expect_permutes(GetParam(), {{269, 57, 3, 4, 4}, {4, 3, 1, 2, 0}, {}, {}}, type);
+    expect_permutes(GetParam(), {{301, 200, 7}, {2, 1, 0}, {}, {}}, type, 1, 3);
+    expect_permutes(GetParam(), {{80, 90, 40, 3}, {3, 0, 2, 1}, {}, {}}, type);
+    expect_permutes(GetParam(), {{65, 30, 6}, {2, 1, 0}, {227, 7, 1}, {}}, type);
+  }
 }
 
 std::string kernel_case_name(const ::testing::TestParamInfo<std::string>& info) { return info.param; }
