@@ -77,17 +77,6 @@ inline bool output_rows_start_on(int64_t bytes, const void* out, const detail::T
   return rows_start_on(bytes, out, p.ld_out, p.batch > 1 ? p.stride_out : 0, p.elem_size);
 }
 
-// What these pointers allow the tile kernels (select_tile_launch); output_sector_bytes is the
-// element size's kOutputSectorBytes.
-inline TilePointers tile_pointers(const void* in, const void* out, const detail::Transpose2D& p,
-                                  int64_t output_sector_bytes) {
-  TilePointers pointers;
-  pointers.input_rows_on_16 = input_rows_start_on(16, in, p);
-  pointers.output_rows_on_sector = output_rows_start_on(output_sector_bytes, out, p);
-  pointers.input_rows_on_dram_block = input_rows_start_on(kDramBlock, in, p);
-  pointers.output_rows_on_dram_block = output_rows_start_on(kDramBlock, out, p);
-  return pointers;
-}
 
 // Where a Rows x Cols tile of the input lies: tile (rt, ct) of matrix b, its first row and column,
 // how much of it is inside the view (edge tiles hold fewer rows or columns), and the view's

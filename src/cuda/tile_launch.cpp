@@ -161,26 +161,26 @@ std::string TileLaunch::describe() const {
   return text;
 }
 
-TilePointers tile_pointers_at(const detail::Transpose2D& p, int64_t offset) {
-  // The rule of device_types.cuh's rows_start_on: the pointer, the leading dimension and (for
-  // batches) the batch stride all on the boundary.
-  const auto rows_on = [&](int64_t bytes, int64_t ld, int64_t stride) {
-    return offset % bytes == 0 && (ld * p.elem_size) % bytes == 0 &&
+TilePointers tile_pointers(const detail::Transpose2D& p, uintptr_t in_address, uintptr_t out_address) {
+  const auto rows_on = [&](int64_t bytes, uintptr_t address, int64_t ld, int64_t stride) {
+    return address % static_cast<uintptr_t>(bytes) == 0 && (ld * p.elem_size) % bytes == 0 &&
            ((p.batch > 1 ? stride : 0) * p.elem_size) % bytes == 0;
   };
   const int64_t sector = p.elem_size < 16 ? kOutputSectorBytes<1> : kOutputSectorBytes<16>;
   TilePointers pointers;
-  pointers.input_rows_on_16 = rows_on(16, p.ld_in, p.stride_in);
-  pointers.output_rows_on_sector = rows_on(sector, p.ld_out, p.stride_out);
-  pointers.input_rows_on_dram_block = rows_on(kDramBlock, p.ld_in, p.stride_in);
-  pointers.output_rows_on_dram_block = rows_on(kDramBlock, p.ld_out, p.stride_out);
+  pointers.input_rows_on_16 = rows_on(16, in_address, p.ld_in, p.stride_in);
+  pointers.output_rows_on_sector = rows_on(sector, out_address, p.ld_out, p.stride_out);
+  pointers.input_rows_on_dram_block = rows_on(kDramBlock, in_address, p.ld_in, p.stride_in);
+  pointers.output_rows_on_dram_block = rows_on(kDramBlock, out_address, p.ld_out, p.stride_out);
   return pointers;
 }
 
 std::string describe_tile_launches(const detail::Transpose2D& p, const DeviceInfo& device) {
-  std::string text = select_tile_launch(p, device, tile_pointers_at(p, 0)).describe();
+  // Addresses as cudaMalloc returns them (on 256 bytes), then one element further.
+  std::string text = select_tile_launch(p, device, tile_pointers(p, 0, 0)).describe();
   if (p.elem_size < 16) {
-    const std::string off_16 = select_tile_launch(p, device, tile_pointers_at(p, p.elem_size)).describe();
+    const auto off = static_cast<uintptr_t>(p.elem_size);
+    const std::string off_16 = select_tile_launch(p, device, tile_pointers(p, off, off)).describe();
     if (off_16 != text) text += "; pointers off 16 bytes: " + off_16;
   }
   return text;

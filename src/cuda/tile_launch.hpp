@@ -87,9 +87,10 @@ struct TileLaunch {
 // counts as 132 SMs.
 TileLaunch select_tile_launch(const detail::Transpose2D& p, const DeviceInfo& device, const TilePointers& pointers);
 
-// What both pointers allow view `p` when each lies `offset` bytes past a 256-byte boundary (0: as
-// cudaMalloc returns them).
-TilePointers tile_pointers_at(const detail::Transpose2D& p, int64_t offset);
+// What input and output pointers at these addresses allow view `p` (the rule of device_types.cuh's
+// rows_start_on: the pointer, the leading dimension and, for batches, the batch stride all on the
+// boundary); the output's sector is the element size's kOutputSectorBytes.
+TilePointers tile_pointers(const detail::Transpose2D& p, uintptr_t in_address, uintptr_t out_address);
 
 // The launch for view `p` on `device` with pointers on 256 bytes, and where it differs the launch
 // with pointers one element off 16 bytes (Plan::describe):
