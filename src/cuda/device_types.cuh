@@ -61,21 +61,6 @@ __device__ __forceinline__ uint4& vector_at(T* base, int index) {
   return reinterpret_cast<uint4*>(base)[index];
 }
 
-// Whether every row of a view starts on a multiple of `bytes`: its base, its leading dimension `ld`
-// and its batch stride `stride` (0 for one matrix), in elements of `size` bytes. Kernels pick
-// their vector widths (16) and load kinds (256-byte DRAM blocks) by it.
-inline bool rows_start_on(int64_t bytes, const void* base, int64_t ld, int64_t stride, int size) {
-  return reinterpret_cast<uintptr_t>(base) % bytes == 0 && (ld * size) % bytes == 0 && (stride * size) % bytes == 0;
-}
-
-// rows_start_on for the input and the output of a 2D problem (the batch stride counts only when
-// there is a batch).
-inline bool input_rows_start_on(int64_t bytes, const void* in, const detail::Transpose2D& p) {
-  return rows_start_on(bytes, in, p.ld_in, p.batch > 1 ? p.stride_in : 0, p.elem_size);
-}
-inline bool output_rows_start_on(int64_t bytes, const void* out, const detail::Transpose2D& p) {
-  return rows_start_on(bytes, out, p.ld_out, p.batch > 1 ? p.stride_out : 0, p.elem_size);
-}
 
 
 // Where a Rows x Cols tile of the input lies: tile (rt, ct) of matrix b, its first row and column,

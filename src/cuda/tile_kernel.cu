@@ -764,7 +764,7 @@ Status launch_shape(const void* in, void* out, const detail::Transpose2D& p, con
 // The instantiation of select_tile_launch's shape for this element size.
 template <int Size>
 Status launch(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
-  const TilePointers pointers = tile_pointers(p, reinterpret_cast<uintptr_t>(in), reinterpret_cast<uintptr_t>(out));
+  const TilePointers pointers = tile_pointers(p, in, out);
   const TileLaunch launch = select_tile_launch(p, gpu::device_info(), pointers);
   if constexpr (Size == 8) {
     return launch_element_tile_transpose(in, out, p, launch, stream);

@@ -161,25 +161,22 @@ std::string TileLaunch::describe() const {
   return text;
 }
 
-TilePointers tile_pointers(const detail::Transpose2D& p, uintptr_t in_address, uintptr_t out_address) {
-  const auto rows_on = [&](int64_t bytes, uintptr_t address, int64_t ld, int64_t stride) {
-    return address % static_cast<uintptr_t>(bytes) == 0 && (ld * p.elem_size) % bytes == 0 &&
-           ((p.batch > 1 ? stride : 0) * p.elem_size) % bytes == 0;
-  };
+TilePointers tile_pointers(const detail::Transpose2D& p, const void* in, const void* out) {
   const int64_t sector = p.elem_size < 16 ? kOutputSectorBytes<1> : kOutputSectorBytes<16>;
   TilePointers pointers;
-  pointers.input_rows_on_16 = rows_on(16, in_address, p.ld_in, p.stride_in);
-  pointers.output_rows_on_sector = rows_on(sector, out_address, p.ld_out, p.stride_out);
-  pointers.input_rows_on_dram_block = rows_on(kDramBlock, in_address, p.ld_in, p.stride_in);
-  pointers.output_rows_on_dram_block = rows_on(kDramBlock, out_address, p.ld_out, p.stride_out);
+  pointers.input_rows_on_16 = input_rows_start_on(16, in, p);
+  pointers.output_rows_on_sector = output_rows_start_on(sector, out, p);
+  pointers.input_rows_on_dram_block = input_rows_start_on(kDramBlock, in, p);
+  pointers.output_rows_on_dram_block = output_rows_start_on(kDramBlock, out, p);
   return pointers;
 }
 
 std::string describe_tile_launches(const detail::Transpose2D& p, const DeviceInfo& device) {
-  // Addresses as cudaMalloc returns them (on 256 bytes), then one element further.
-  std::string text = select_tile_launch(p, device, tile_pointers(p, 0, 0)).describe();
+  // Pointers as cudaMalloc returns them (on 256 bytes), then one element further.
+  const auto* on_blocks = reinterpret_cast<const unsigned char*>(uintptr_t{256});
+  std::string text = select_tile_launch(p, device, tile_pointers(p, on_blocks, on_blocks)).describe();
   if (p.elem_size < 16) {
-    const auto off = static_cast<uintptr_t>(p.elem_size);
+    const auto* off = on_blocks + p.elem_size;
     const std::string off_16 = select_tile_launch(p, device, tile_pointers(p, off, off)).describe();
     if (off_16 != text) text += "; pointers off 16 bytes: " + off_16;
   }

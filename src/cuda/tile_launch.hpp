@@ -87,10 +87,25 @@ struct TileLaunch {
 // counts as 132 SMs.
 TileLaunch select_tile_launch(const detail::Transpose2D& p, const DeviceInfo& device, const TilePointers& pointers);
 
-// What input and output pointers at these addresses allow view `p` (the rule of device_types.cuh's
-// rows_start_on: the pointer, the leading dimension and, for batches, the batch stride all on the
-// boundary); the output's sector is the element size's kOutputSectorBytes.
-TilePointers tile_pointers(const detail::Transpose2D& p, uintptr_t in_address, uintptr_t out_address);
+// Whether every row of a view starts on a multiple of `bytes`: its base, its leading dimension `ld`
+// and its batch stride `stride` (0 for one matrix), in elements of `size` bytes. Kernels pick
+// their vector widths (16) and load kinds (256-byte DRAM blocks) by it.
+inline bool rows_start_on(int64_t bytes, const void* base, int64_t ld, int64_t stride, int size) {
+  return reinterpret_cast<uintptr_t>(base) % bytes == 0 && (ld * size) % bytes == 0 && (stride * size) % bytes == 0;
+}
+
+// rows_start_on for the input and the output of a 2D problem (the batch stride counts only when
+// there is a batch).
+inline bool input_rows_start_on(int64_t bytes, const void* in, const detail::Transpose2D& p) {
+  return rows_start_on(bytes, in, p.ld_in, p.batch > 1 ? p.stride_in : 0, p.elem_size);
+}
+inline bool output_rows_start_on(int64_t bytes, const void* out, const detail::Transpose2D& p) {
+  return rows_start_on(bytes, out, p.ld_out, p.batch > 1 ? p.stride_out : 0, p.elem_size);
+}
+
+// What these input and output pointers allow view `p` (rows_start_on at 16 bytes, the output's
+// sector, kOutputSectorBytes, and DRAM blocks). Pointers are only checked for their alignment.
+TilePointers tile_pointers(const detail::Transpose2D& p, const void* in, const void* out);
 
 // The launch for view `p` on `device` with pointers on 256 bytes, and where it differs the launch
 // with pointers one element off 16 bytes (Plan::describe):

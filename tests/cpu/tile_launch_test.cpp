@@ -181,21 +181,24 @@ TEST(TileLaunch, DescribeNamesShapeBlockAndWalk) {
             "unaligned_tall_u8 256x128, 512 threads, 2 blocks/SM, columns fastest");
 }
 
+// Pointers at these addresses (only their alignment is read).
+const void* at(uintptr_t address) { return reinterpret_cast<const void*>(address); }
+
 // What pointers at given addresses allow a view, and the description
 // Plan::describe() gives: the launch for pointers as cudaMalloc returns them, then the one for
 // pointers off 16 bytes where it differs (never for 16-byte elements, which are always on 16).
 TEST(TileLaunch, DescriptionsNameTheLaunchForEachPointerClass) {
-  const TilePointers on_blocks = xpose::cuda::tile_pointers(view(8192, 8192, 4), 0, 0);
+  const TilePointers on_blocks = xpose::cuda::tile_pointers(view(8192, 8192, 4), at(0), at(0));
   EXPECT_TRUE(on_blocks.input_rows_on_16 && on_blocks.output_rows_on_sector && on_blocks.input_rows_on_dram_block &&
               on_blocks.output_rows_on_dram_block);
-  const TilePointers off_16 = xpose::cuda::tile_pointers(view(8192, 8192, 4), 4, 4);
+  const TilePointers off_16 = xpose::cuda::tile_pointers(view(8192, 8192, 4), at(4), at(4));
   EXPECT_FALSE(off_16.input_rows_on_16 || off_16.output_rows_on_sector || off_16.input_rows_on_dram_block ||
                off_16.output_rows_on_dram_block);
-  const TilePointers odd = xpose::cuda::tile_pointers(view(8191, 8193, 4), 0, 0);  // ld 8193: rows off 16
+  const TilePointers odd = xpose::cuda::tile_pointers(view(8191, 8193, 4), at(0), at(0));  // ld 8193: rows off 16
   EXPECT_FALSE(odd.input_rows_on_16);
   EXPECT_FALSE(odd.output_rows_on_sector);  // ld_out 8191
   // Each side by its own address: input on a DRAM block, output one sector past one.
-  const TilePointers sides = xpose::cuda::tile_pointers(view(8192, 8192, 4), 512, 256 + 32);
+  const TilePointers sides = xpose::cuda::tile_pointers(view(8192, 8192, 4), at(512), at(256 + 32));
   EXPECT_TRUE(sides.input_rows_on_16 && sides.input_rows_on_dram_block && sides.output_rows_on_sector);
   EXPECT_FALSE(sides.output_rows_on_dram_block);
 
