@@ -23,6 +23,7 @@
 // square transposed, its rows moved apart, decreasing order, the rest transposed into the gaps).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -30,6 +31,25 @@
 #include "xpose/xpose.hpp"
 
 namespace xpose::detail {
+
+// Square matrices swap pairs of tiles across the diagonal. Pair k of a matrix of `tiles` tiles a
+// side is tile (i, j), i <= j, with its mirror (j, i), in row-major order of the upper triangle
+// (row i holds tiles - i pairs and starts at pair i * tiles - i (i - 1) / 2), so that consecutive
+// pairs walk along a row of tiles and down a column of mirrors.
+struct SquareTilePair {
+  int64_t i = 0, j = 0;
+};
+XPOSE_HOST_DEVICE inline SquareTilePair square_tile_pair(int64_t k, int64_t tiles) {
+  const auto row_start = [tiles](int64_t row) { return row * tiles - row * (row - 1) / 2; };
+  // The root of row_start(i) = k, then corrected for rounding.
+  const double b = 2.0 * static_cast<double>(tiles) + 1.0;
+  int64_t i = static_cast<int64_t>((b - sqrt(b * b - 8.0 * static_cast<double>(k))) / 2.0);
+  if (i < 0) i = 0;
+  if (i > tiles - 1) i = tiles - 1;
+  while (i > 0 && row_start(i) > k) --i;
+  while (i + 1 < tiles && row_start(i + 1) <= k) ++i;
+  return {i, i + k - row_start(i)};
+}
 
 enum class InplaceMethod {
   nothing,     // empty, or a single row or column: the bytes already are the transpose

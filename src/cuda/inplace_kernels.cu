@@ -17,8 +17,12 @@
 #include "core/inplace.hpp"
 #include "core/kernel_registry.hpp"
 #include "core/problem.hpp"
+#include "core/permute_layout.hpp"
+#include "core/permute_problem.hpp"
 #include "cuda/device_types.cuh"
 #include "cuda/gpu_runtime.hpp"
+#include "cuda/permute_params.hpp"
+#include "cuda/permute_tile.hpp"
 
 namespace xpose::detail {
 namespace {
@@ -35,70 +39,58 @@ constexpr int kRowThreads = 1024;  // threads of a block of the shared-memory ro
 
 // ---- square ------------------------------------------------------------------------------------
 
-// A global access of `K` elements of type T as one word: 4 bytes for 1- and 2-byte elements,
-// 8 for 4-byte ones (more bytes in flight per load), the element itself from 8 bytes on.
-template <typename T> struct SquareWord { using type = T; static constexpr int K = 1; };
-template <> struct SquareWord<uint8_t> { using type = uint32_t; static constexpr int K = 4; };
-template <> struct SquareWord<uint16_t> { using type = uint32_t; static constexpr int K = 2; };
-template <> struct SquareWord<uint32_t> { using type = unsigned long long; static constexpr int K = 2; };
-
-template <typename T, typename Word, int K>
-union Packed {
-  Word word;
-  T elements[K];
-};
-
-// Block (x, y) of matrix z swaps tiles (y, x) and (x, y) for x >= y; the blocks below the diagonal
-// have nothing to do. Tiles are 32 K elements a side, so that a warp moves 32 words of a row.
-// With K > 1 (Vectors) every row of the matrix starts on a word: n is a multiple of K.
-template <typename T, int K, typename Word>
-__global__ void __launch_bounds__(kThreads) swap_square_tiles(T* data, int64_t n, int64_t batch) {
-  constexpr int kTile = kWarp * K;
-  __shared__ T upper[kTile][kTile + 1];
-  __shared__ T lower[kTile][kTile + 1];
-  const int64_t tile_col = blockIdx.x, tile_row = blockIdx.y;
-  if (tile_col < tile_row) return;
-  const int64_t r0 = tile_row * kTile, c0 = tile_col * kTile;
-  const bool diagonal = tile_col == tile_row;
-  const int x = threadIdx.x * K;  // the thread's first column within a tile row
-  // tile[y][x ..] <- the K elements at (row, col ..) of a, those inside the matrix.
-  const auto load = [&](T (*tile)[kTile + 1], const T* a, int y, int64_t row, int64_t col) {
-    if (row >= n) return;
-    if (col + K <= n) {
-      Packed<T, Word, K> packed;
-      packed.word = *reinterpret_cast<const Word*>(a + row * n + col);
-#pragma unroll
-      for (int k = 0; k < K; ++k) tile[y][x + k] = packed.elements[k];
-    } else {
-      for (int k = 0; k < K && col + k < n; ++k) tile[y][x + k] = a[row * n + col + k];
-    }
+// Block k swaps tile pair k (square_tile_pair): both tiles are read into shared memory before
+// either is written, each then written transposed into the other's place (a diagonal tile into
+// its own), so no block touches another's elements. The tiles are those of the tiled permute
+// kernel (cuda/permute_tile.hpp) for the view of one matrix as a 2D transpose, made square: 16-byte
+// vectors along rows on both sides where rows start on 16 bytes, the shifted forms where they do
+// not, the same traffic as an out-of-place transpose. Each block holds two tiles and their tables.
+template <int Size, bool ShiftedLoads, bool ShiftedStores>
+__global__ void __launch_bounds__(cuda::kTiledThreads, 4)
+    swap_square_tile_pairs(uint8_t* data, const __grid_constant__ cuda::TiledParams p, int64_t tiles,
+                           int64_t pairs, int64_t matrices, bool vectors) {
+  __shared__ __align__(16) uint8_t tile[2][cuda::kTiledSharedBytes];
+  __shared__ int64_t row_in[2][cuda::kMaxTileEdge];
+  __shared__ int64_t col_out[2][cuda::kMaxTileEdge];
+  const int thread = static_cast<int>(threadIdx.x);
+  const cuda::TiledAgent<Size> upper{p, thread, cuda::kTiledThreads, tile[0], row_in[0], col_out[0]};
+  const cuda::TiledAgent<Size> lower{p, thread, cuda::kTiledThreads, tile[1], row_in[1], col_out[1]};
+  const int64_t n = p.rows, side = int64_t{1} << p.log2_tile_rows;
+  const auto origin = [&](int64_t i, int64_t j, int64_t matrix) {
+    cuda::TileOrigin o;
+    o.row0 = i * side;
+    o.col0 = j * side;
+    o.rows_here = static_cast<int>(n - o.row0 < side ? n - o.row0 : side);
+    o.cols_here = static_cast<int>(n - o.col0 < side ? n - o.col0 : side);
+    o.in_base = o.out_base = matrix * n * n;
+    return o;
   };
-  // (row, col ..) of a <- column y of tile, rows x .. x + K - 1: the tile transposed.
-  const auto store = [&](T (*tile)[kTile + 1], T* a, int y, int64_t row, int64_t col) {
-    if (row >= n) return;
-    if (col + K <= n) {
-      Packed<T, Word, K> packed;
-#pragma unroll
-      for (int k = 0; k < K; ++k) packed.elements[k] = tile[x + k][y];
-      *reinterpret_cast<Word*>(a + row * n + col) = packed.word;
-    } else {
-      for (int k = 0; k < K && col + k < n; ++k) a[row * n + col + k] = tile[x + k][y];
-    }
+  const auto load = [&](const cuda::TiledAgent<Size>& agent, const cuda::TileOrigin& o) {
+    if constexpr (ShiftedLoads)
+      agent.load_shifted(o, data);
+    else
+      agent.load(o, data, vectors);
   };
-  for (int64_t m = blockIdx.z; m < batch; m += gridDim.z) {
-    T* a = data + m * n * n;
-    // (Unrolling these loops took 8192^2 u8 from 51 to 33% of memcpy and f32 from 76 to 77.)
-    for (int y = threadIdx.y; y < kTile; y += kBlockRows) {
-      load(upper, a, y, r0 + y, c0 + x);
-      if (!diagonal) load(lower, a, y, c0 + y, r0 + x);
-    }
+  const auto store = [&](const cuda::TiledAgent<Size>& agent, const cuda::TileOrigin& o) {
+    if constexpr (ShiftedStores)
+      agent.store_shifted(o, data);
+    else
+      agent.store(o, data, vectors);
+  };
+  for (int64_t k = blockIdx.x; k < pairs * matrices; k += gridDim.x) {
+    const int64_t matrix = k / pairs;
+    const SquareTilePair pair = square_tile_pair(k - matrix * pairs, tiles);
+    const cuda::TileOrigin a = origin(pair.i, pair.j, matrix), b = origin(pair.j, pair.i, matrix);
+    const bool mirrored = pair.i != pair.j;
+    upper.fill_tables(a);
+    if (mirrored) lower.fill_tables(b);
     __syncthreads();
-    // Tile (x, y)'s place takes upper transposed; tile (y, x)'s takes lower transposed.
-    for (int y = threadIdx.y; y < kTile; y += kBlockRows) {
-      store(upper, a, y, c0 + y, r0 + x);
-      if (!diagonal) store(lower, a, y, r0 + y, c0 + x);
-    }
-    __syncthreads();
+    load(upper, a);
+    if (mirrored) load(lower, b);
+    __syncthreads();  // both tiles read before either place is written
+    store(upper, a);  // tile (i, j) transposed lands on (j, i)
+    if (mirrored) store(lower, b);
+    __syncthreads();  // the tiles and tables are reused
   }
 }
 
@@ -396,23 +388,58 @@ int grid_for(int64_t work, int multiprocessors) {
   return static_cast<int>(std::clamp<int64_t>(blocks, 1, int64_t{multiprocessors} * 16));
 }
 
-// Square matrices whose rows all start on a word (n a multiple of K, data aligned to the word)
-// move words; the others single elements.
+// The tiled permute's parameters for one n x n matrix transposed, with square tiles of at most
+// kTiledSharedBytes (two per block).
+bool square_tiled_params(int64_t n, DType type, cuda::TiledParams* p) {
+  PermuteProblem problem;
+  if (make_permute_problem(Permutation{{n, n}, {1, 0}, {}, {}}, type, &problem) != Status::ok) return false;
+  if (!cuda::make_tiled_params(normalise(problem), p, nullptr)) return false;
+  int log2_side = 0;
+  while ((int64_t{4} << (2 * log2_side)) * p->elem_size <= cuda::kTiledSharedBytes && (int64_t{1} << log2_side) < n)
+    ++log2_side;
+  p->log2_tile_rows = p->log2_tile_cols = log2_side;
+  const int64_t tiles = (n + (int64_t{1} << log2_side) - 1) >> log2_side;
+  p->row_tiles = p->col_tiles = cuda::FastDivisor(tiles);
+  p->tiles = tiles * tiles;
+  // The vector and shifted forms need a vector's elements along a tile side.
+  const bool vector_fits = (int64_t{16} / p->elem_size) <= (int64_t{1} << log2_side);
+  p->in_vectors = p->in_vectors && vector_fits;
+  p->out_vectors = p->out_vectors && vector_fits;
+  p->in_shifted = p->in_shifted && vector_fits;
+  p->out_shifted = p->out_shifted && vector_fits;
+  return true;
+}
+
 template <typename T>
 Status run_square(T* data, const InplaceProblem& p, cudaStream_t stream) {
-  using Word = typename SquareWord<T>::type;
-  constexpr int K = SquareWord<T>::K;
-  const bool words = p.rows % K == 0 && reinterpret_cast<std::uintptr_t>(data) % sizeof(Word) == 0;
-  const int tile = words ? kWarp * K : kWarp;
-  const int64_t tiles = (p.rows + tile - 1) / tile;
-  if (tiles > 65535) return fail(Status::unsupported, message("square matrix of ", p.rows, " rows: too many tiles"));
-  const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(tiles),
-                  static_cast<unsigned>(std::min<int64_t>(p.batch, 65535)));
-  if (words)
-    swap_square_tiles<T, K, Word><<<grid, dim3(kWarp, kBlockRows), 0, stream>>>(data, p.rows, p.batch);
-  else
-    swap_square_tiles<T, 1, T><<<grid, dim3(kWarp, kBlockRows), 0, stream>>>(data, p.rows, p.batch);
-  return gpu::check_launch("swap_square_tiles");
+  constexpr int kSize = static_cast<int>(sizeof(T));
+  const int64_t n = p.rows;
+  if (n <= 1 || p.batch == 0) return Status::ok;  // a 1 x 1 matrix is its own transpose
+  cuda::TiledParams params;
+  if (!square_tiled_params(n, p.type, &params))
+    return fail(Status::internal_error, message("square matrix of ", n, " rows: no tiled view"));
+  const int64_t tiles = params.row_tiles.divisor(), pairs = tiles * (tiles + 1) / 2;
+  // Rows on 16 bytes (the same for loads and stores: a square's input and output strides agree).
+  const bool vectors = params.in_vectors && params.out_vectors && reinterpret_cast<std::uintptr_t>(data) % 16 == 0;
+  const bool shifted_in = !vectors && params.in_shifted, shifted_out = !vectors && params.out_shifted;
+  const int64_t blocks = std::min<int64_t>(pairs * p.batch, int64_t{0x7FFFFFFF});  // a pair per block
+  auto* bytes = reinterpret_cast<uint8_t*>(data);
+  const auto launch = [&](auto kernel) {
+    kernel<<<static_cast<unsigned>(blocks), cuda::kTiledThreads, 0, stream>>>(bytes, params, tiles, pairs, p.batch,
+                                                                              vectors);
+  };
+  if constexpr (kSize <= 2) {  // shifted stores: 1- and 2-byte elements (make_tiled_params)
+    if (shifted_in && shifted_out) launch(swap_square_tile_pairs<kSize, true, true>);
+    else if (shifted_out) launch(swap_square_tile_pairs<kSize, false, true>);
+    else if (shifted_in) launch(swap_square_tile_pairs<kSize, true, false>);
+    else launch(swap_square_tile_pairs<kSize, false, false>);
+  } else if constexpr (kSize < 16) {
+    if (shifted_in) launch(swap_square_tile_pairs<kSize, true, false>);
+    else launch(swap_square_tile_pairs<kSize, false, false>);
+  } else {
+    launch(swap_square_tile_pairs<kSize, false, false>);
+  }
+  return gpu::check_launch("swap_square_tile_pairs");
 }
 
 template <typename T, bool Inverse>

@@ -193,6 +193,28 @@ TEST(InplaceDecomposition, EveryStepIsAPermutation) {
   }
 }
 
+TEST(InplaceSquareTilePairs, EachPairOfTheUpperTriangleOnceInRowOrder) {
+  // Small sides exhaustively, and the last pairs of sides where the square root's rounding counts.
+  for (int64_t tiles : {int64_t{1}, int64_t{2}, int64_t{3}, int64_t{7}, int64_t{64}, int64_t{129}}) {
+    int64_t k = 0;
+    for (int64_t i = 0; i < tiles; ++i)
+      for (int64_t j = i; j < tiles; ++j, ++k) {
+        const xpose::detail::SquareTilePair pair = xpose::detail::square_tile_pair(k, tiles);
+        ASSERT_EQ(pair.i, i) << "pair " << k << " of " << tiles << " tiles a side";
+        ASSERT_EQ(pair.j, j) << "pair " << k << " of " << tiles << " tiles a side";
+      }
+  }
+  for (int64_t tiles : {int64_t{4095}, int64_t{65536}, int64_t{3037000}}) {
+    const int64_t pairs = tiles * (tiles + 1) / 2;
+    for (int64_t k : {int64_t{0}, tiles - 1, tiles, pairs - 3, pairs - 2, pairs - 1}) {
+      const xpose::detail::SquareTilePair pair = xpose::detail::square_tile_pair(k, tiles);
+      const int64_t start = pair.i * tiles - pair.i * (pair.i - 1) / 2;
+      EXPECT_TRUE(pair.i <= pair.j && pair.j < tiles && start + (pair.j - pair.i) == k)
+          << "pair " << k << " of " << tiles << " tiles a side: (" << pair.i << ", " << pair.j << ")";
+    }
+  }
+}
+
 TEST(InplacePlan, NamesItsMethodAndScratch) {
   Plan plan;
   ASSERT_EQ(Plan::create_inplace(plan, Matrix{64, 64}, DType::f32), Status::ok);

@@ -154,6 +154,34 @@ TEST_F(InplaceCudaLarge, SquarePartChosenForLargeNearSquareMatrices) {
   }
 }
 
+// Squares of several tiles a side (tiles of 32-128 elements by element size), rows on 16 bytes
+// and off them, batches; and the data pointer off 16 bytes (one element past the guard).
+TEST_F(InplaceCudaLarge, SquaresOfSeveralTilesEveryElementSize) {
+  const Shape shapes[] = {{129, 129, 1}, {257, 257, 2}, {300, 300, 1}, {515, 515, 1}, {1024, 1024, 1}};
+  for (const Shape& shape : shapes)
+    for (DType type : kTypeOfSize) expect_transposed(shape, type);
+  for (DType type : kTypeOfSize) {
+    const int size = static_cast<int>(xpose::size_of(type));
+    if (size == 16) continue;  // 16-byte elements keep 16-byte alignment
+    for (int64_t n : {int64_t{96}, int64_t{301}}) {
+      std::vector<unsigned char> data = inplace_input(n, n, 1, size, 17);
+      data.insert(data.begin(), static_cast<std::size_t>(size), xpose_test::kInplaceGuardByte);
+      std::vector<unsigned char> expected = inplace_expected(inplace_input(n, n, 1, size, 17), n, n, 1, size);
+      expected.insert(expected.begin(), static_cast<std::size_t>(size), xpose_test::kInplaceGuardByte);
+      xpose::detail::InplaceProblem p;
+      ASSERT_EQ(xpose::detail::make_inplace_problem(Matrix{n, n}, type, Device::cuda, &p), Status::ok);
+      void* device = nullptr;
+      ASSERT_TRUE(cuda_ok(cudaMalloc(&device, data.size()), "cudaMalloc"));
+      ASSERT_TRUE(cuda_ok(cudaMemcpy(device, data.data(), data.size(), cudaMemcpyHostToDevice), "to device"));
+      const Status s = xpose::detail::cuda_transpose_inplace(static_cast<unsigned char*>(device) + kInplaceGuard + size, p, nullptr);
+      EXPECT_EQ(s, Status::ok) << xpose::last_error_message();
+      EXPECT_TRUE(cuda_ok(cudaMemcpy(data.data(), device, data.size(), cudaMemcpyDeviceToHost), "to host"));
+      cudaFree(device);
+      EXPECT_EQ(data, expected) << n << " x " << n << " " << xpose::to_string(type) << " one element off 16 bytes";
+    }
+  }
+}
+
 TEST_F(InplaceCudaLarge, RunsOnTheCallersStream) {
   cudaStream_t stream = nullptr;
   ASSERT_TRUE(cuda_ok(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate"));
