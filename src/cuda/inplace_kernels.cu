@@ -39,6 +39,35 @@ constexpr int kRowThreads = 1024;  // threads of a block of the shared-memory ro
 
 // ---- square ------------------------------------------------------------------------------------
 
+// 8-byte elements: block (x, y) of matrix z swaps tiles (y, x) and (x, y) of 32 x 32 elements for
+// x >= y (the blocks below the diagonal have nothing to do), one element per thread and access (a
+// warp moves 256 contiguous bytes). Against the tile agent's 32 x 32 tiles below, on an H100:
+// 16384^2 93.5 / 83.0% of memcpy, 8193^2 76.0 / 67.7 (smaller blocks: more of them per SM).
+template <typename T>
+__global__ void __launch_bounds__(kThreads) swap_square_element_tiles(T* data, int64_t n, int64_t batch) {
+  __shared__ T upper[kWarp][kWarp + 1];
+  __shared__ T lower[kWarp][kWarp + 1];
+  const int64_t tile_col = blockIdx.x, tile_row = blockIdx.y;
+  if (tile_col < tile_row) return;
+  const int64_t r0 = tile_row * kWarp, c0 = tile_col * kWarp;
+  const bool diagonal = tile_col == tile_row;
+  const int x = static_cast<int>(threadIdx.x);
+  for (int64_t m = blockIdx.z; m < batch; m += gridDim.z) {
+    T* a = data + m * n * n;
+    for (int y = threadIdx.y; y < kWarp; y += kBlockRows) {
+      if (r0 + y < n && c0 + x < n) upper[y][x] = a[(r0 + y) * n + c0 + x];
+      if (!diagonal && c0 + y < n && r0 + x < n) lower[y][x] = a[(c0 + y) * n + r0 + x];
+    }
+    __syncthreads();
+    // Tile (x, y)'s place takes upper transposed; tile (y, x)'s takes lower transposed.
+    for (int y = threadIdx.y; y < kWarp; y += kBlockRows) {
+      if (c0 + y < n && r0 + x < n) a[(c0 + y) * n + r0 + x] = upper[x][y];
+      if (!diagonal && r0 + y < n && c0 + x < n) a[(r0 + y) * n + c0 + x] = lower[x][y];
+    }
+    __syncthreads();
+  }
+}
+
 // Block k swaps tile pair k (square_tile_pair): both tiles are read into shared memory before
 // either is written, each then written transposed into the other's place (a diagonal tile into
 // its own), so no block touches another's elements. The tiles are those of the tiled permute
@@ -415,6 +444,14 @@ Status run_square(T* data, const InplaceProblem& p, cudaStream_t stream) {
   constexpr int kSize = static_cast<int>(sizeof(T));
   const int64_t n = p.rows;
   if (n <= 1 || p.batch == 0) return Status::ok;  // a 1 x 1 matrix is its own transpose
+  if constexpr (kSize == 8) {
+    const int64_t tiles = (n + kWarp - 1) / kWarp;
+    if (tiles > 65535) return fail(Status::unsupported, message("square matrix of ", n, " rows: too many tiles"));
+    const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(tiles),
+                    static_cast<unsigned>(std::min<int64_t>(p.batch, 65535)));
+    swap_square_element_tiles<T><<<grid, dim3(kWarp, kBlockRows), 0, stream>>>(data, n, p.batch);
+    return gpu::check_launch("swap_square_element_tiles");
+  }
   cuda::TiledParams params;
   if (!square_tiled_params(n, p.type, &params))
     return fail(Status::internal_error, message("square matrix of ", n, " rows: no tiled view"));
@@ -433,10 +470,10 @@ Status run_square(T* data, const InplaceProblem& p, cudaStream_t stream) {
     else if (shifted_out) launch(swap_square_tile_pairs<kSize, false, true>);
     else if (shifted_in) launch(swap_square_tile_pairs<kSize, true, false>);
     else launch(swap_square_tile_pairs<kSize, false, false>);
-  } else if constexpr (kSize < 16) {
+  } else if constexpr (kSize == 4) {
     if (shifted_in) launch(swap_square_tile_pairs<kSize, true, false>);
     else launch(swap_square_tile_pairs<kSize, false, false>);
-  } else {
+  } else if constexpr (kSize == 16) {
     launch(swap_square_tile_pairs<kSize, false, false>);
   }
   return gpu::check_launch("swap_square_tile_pairs");
