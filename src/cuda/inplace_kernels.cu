@@ -74,58 +74,51 @@ __global__ void __launch_bounds__(kThreads) swap_square_element_tiles(T* data, i
 // kernel (cuda/permute_tile.hpp) for the view of one matrix as a 2D transpose, made square: 16-byte
 // vectors along rows on both sides where rows start on 16 bytes, the shifted forms where they do
 // not, the same traffic as an out-of-place transpose. Each block holds two tiles and their tables.
-// Tiles of under 16 KiB (2-byte elements: 64 x 64) go Pairs to a block, so that every block has
-// as many bytes in flight (f16 4096^2 batch 8 on an H100: 80.7% of memcpy with one pair per block).
-constexpr int kMaxSquareSide = 128;  // the tile side for 1-byte elements; the others' are smaller
-template <int Size, int Pairs, bool ShiftedLoads, bool ShiftedStores>
+template <int Size, bool ShiftedLoads, bool ShiftedStores>
 __global__ void __launch_bounds__(cuda::kTiledThreads, 4)
     swap_square_tile_pairs(uint8_t* data, const __grid_constant__ cuda::TiledParams p, int64_t tiles,
                            int64_t pairs, int64_t matrices, bool vectors) {
-  __shared__ __align__(16) uint8_t tile[2 * Pairs][cuda::kTiledSharedBytes / Pairs];
-  __shared__ int64_t row_in[2 * Pairs][kMaxSquareSide];
-  __shared__ int64_t col_out[2 * Pairs][kMaxSquareSide];
+  __shared__ __align__(16) uint8_t tile[2][cuda::kTiledSharedBytes];
+  __shared__ int64_t row_in[2][cuda::kMaxTileEdge];
+  __shared__ int64_t col_out[2][cuda::kMaxTileEdge];
   const int thread = static_cast<int>(threadIdx.x);
-  const auto agent = [&](int t) {
-    return cuda::TiledAgent<Size>{p, thread, cuda::kTiledThreads, tile[t], row_in[t], col_out[t]};
+  const cuda::TiledAgent<Size> upper{p, thread, cuda::kTiledThreads, tile[0], row_in[0], col_out[0]};
+  const cuda::TiledAgent<Size> lower{p, thread, cuda::kTiledThreads, tile[1], row_in[1], col_out[1]};
+  const int64_t n = p.rows, side = int64_t{1} << p.log2_tile_rows;
+  const auto origin = [&](int64_t i, int64_t j, int64_t matrix) {
+    cuda::TileOrigin o;
+    o.row0 = i * side;
+    o.col0 = j * side;
+    o.rows_here = static_cast<int>(n - o.row0 < side ? n - o.row0 : side);
+    o.cols_here = static_cast<int>(n - o.col0 < side ? n - o.col0 : side);
+    o.in_base = o.out_base = matrix * n * n;
+    return o;
   };
-  const int64_t n = p.rows, side = int64_t{1} << p.log2_tile_rows, total = pairs * matrices;
-  // Tile t of the block's pairs from `first`: pair first + t / 2, its upper tile (i, j) for even
-  // t, the mirror (j, i) for odd t; false if there is no such tile (past the end, or the mirror of
-  // a diagonal tile).
-  const auto tile_at = [&](int64_t first, int t, cuda::TileOrigin* o) {
-    const int64_t k = first + t / 2;
-    if (k >= total) return false;
+  const auto load = [&](const cuda::TiledAgent<Size>& agent, const cuda::TileOrigin& o) {
+    if constexpr (ShiftedLoads)
+      agent.load_shifted(o, data);
+    else
+      agent.load(o, data, vectors);
+  };
+  const auto store = [&](const cuda::TiledAgent<Size>& agent, const cuda::TileOrigin& o) {
+    if constexpr (ShiftedStores)
+      agent.store_shifted(o, data);
+    else
+      agent.store(o, data, vectors);
+  };
+  for (int64_t k = blockIdx.x; k < pairs * matrices; k += gridDim.x) {
     const int64_t matrix = k / pairs;
     const SquareTilePair pair = square_tile_pair(k - matrix * pairs, tiles);
-    if (t % 2 == 1 && pair.i == pair.j) return false;
-    const int64_t i = t % 2 == 0 ? pair.i : pair.j, j = t % 2 == 0 ? pair.j : pair.i;
-    o->row0 = i * side;
-    o->col0 = j * side;
-    o->rows_here = static_cast<int>(n - o->row0 < side ? n - o->row0 : side);
-    o->cols_here = static_cast<int>(n - o->col0 < side ? n - o->col0 : side);
-    o->in_base = o->out_base = matrix * n * n;
-    return true;
-  };
-  for (int64_t first = int64_t{blockIdx.x} * Pairs; first < total; first += int64_t{gridDim.x} * Pairs) {
-    cuda::TileOrigin o;
-    for (int t = 0; t < 2 * Pairs; ++t)
-      if (tile_at(first, t, &o)) agent(t).fill_tables(o);
+    const cuda::TileOrigin a = origin(pair.i, pair.j, matrix), b = origin(pair.j, pair.i, matrix);
+    const bool mirrored = pair.i != pair.j;
+    upper.fill_tables(a);
+    if (mirrored) lower.fill_tables(b);
     __syncthreads();
-    for (int t = 0; t < 2 * Pairs; ++t) {
-      if (!tile_at(first, t, &o)) continue;
-      if constexpr (ShiftedLoads)
-        agent(t).load_shifted(o, data);
-      else
-        agent(t).load(o, data, vectors);
-    }
-    __syncthreads();  // every tile read before any place is written
-    for (int t = 0; t < 2 * Pairs; ++t) {  // tile (i, j) transposed lands on (j, i)
-      if (!tile_at(first, t, &o)) continue;
-      if constexpr (ShiftedStores)
-        agent(t).store_shifted(o, data);
-      else
-        agent(t).store(o, data, vectors);
-    }
+    load(upper, a);
+    if (mirrored) load(lower, b);
+    __syncthreads();  // both tiles read before either place is written
+    store(upper, a);  // tile (i, j) transposed lands on (j, i)
+    if (mirrored) store(lower, b);
     __syncthreads();  // the tiles and tables are reused
   }
 }
@@ -466,32 +459,22 @@ Status run_square(T* data, const InplaceProblem& p, cudaStream_t stream) {
   // Rows on 16 bytes (the same for loads and stores: a square's input and output strides agree).
   const bool vectors = params.in_vectors && params.out_vectors && reinterpret_cast<std::uintptr_t>(data) % 16 == 0;
   const bool shifted_in = !vectors && params.in_shifted, shifted_out = !vectors && params.out_shifted;
-  const bool two_pairs = 2 * (int64_t{1} << (2 * params.log2_tile_rows)) * kSize <= cuda::kTiledSharedBytes;
+  const int64_t blocks = std::min<int64_t>(pairs * p.batch, int64_t{0x7FFFFFFF});  // a pair per block
   auto* bytes = reinterpret_cast<uint8_t*>(data);
-  const auto launch = [&](auto kernel, int pairs_per_block) {
-    const int64_t blocks = std::min<int64_t>((pairs * p.batch + pairs_per_block - 1) / pairs_per_block, 0x7FFFFFFF);
+  const auto launch = [&](auto kernel) {
     kernel<<<static_cast<unsigned>(blocks), cuda::kTiledThreads, 0, stream>>>(bytes, params, tiles, pairs, p.batch,
                                                                               vectors);
   };
-  const auto launch_forms = [&](auto in_shifted, auto out_shifted) {
-    constexpr bool kIn = decltype(in_shifted)::value, kOut = decltype(out_shifted)::value;
-    if (two_pairs)
-      launch(swap_square_tile_pairs<kSize, 2, kIn, kOut>, 2);
-    else
-      launch(swap_square_tile_pairs<kSize, 1, kIn, kOut>, 1);
-  };
-  using Yes = std::true_type;
-  using No = std::false_type;
   if constexpr (kSize <= 2) {  // shifted stores: 1- and 2-byte elements (make_tiled_params)
-    if (shifted_in && shifted_out) launch_forms(Yes{}, Yes{});
-    else if (shifted_out) launch_forms(No{}, Yes{});
-    else if (shifted_in) launch_forms(Yes{}, No{});
-    else launch_forms(No{}, No{});
+    if (shifted_in && shifted_out) launch(swap_square_tile_pairs<kSize, true, true>);
+    else if (shifted_out) launch(swap_square_tile_pairs<kSize, false, true>);
+    else if (shifted_in) launch(swap_square_tile_pairs<kSize, true, false>);
+    else launch(swap_square_tile_pairs<kSize, false, false>);
   } else if constexpr (kSize == 4) {
-    if (shifted_in) launch_forms(Yes{}, No{});
-    else launch_forms(No{}, No{});
+    if (shifted_in) launch(swap_square_tile_pairs<kSize, true, false>);
+    else launch(swap_square_tile_pairs<kSize, false, false>);
   } else if constexpr (kSize == 16) {
-    launch_forms(No{}, No{});
+    launch(swap_square_tile_pairs<kSize, false, false>);
   }
   return gpu::check_launch("swap_square_tile_pairs");
 }
