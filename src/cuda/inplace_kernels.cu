@@ -73,8 +73,7 @@ __global__ void __launch_bounds__(kThreads) swap_square_element_tiles(T* data, i
 // its own), so no block touches another's elements. The tiles are those of the tiled permute
 // kernel (cuda/permute_tile.hpp) for the view of one matrix as a 2D transpose, made square: 16-byte
 // vectors along rows on both sides where rows start on 16 bytes, the shifted forms where they do
-// not, the same traffic as an out-of-place transpose. Each block holds two tiles and their tables,
-// and has the first round of both tiles' loads in flight at once.
+// not, the same traffic as an out-of-place transpose. Each block holds two tiles and their tables.
 template <int Size, bool ShiftedLoads, bool ShiftedStores>
 __global__ void __launch_bounds__(cuda::kTiledThreads, 4)
     swap_square_tile_pairs(uint8_t* data, const __grid_constant__ cuda::TiledParams p, int64_t tiles,
@@ -95,6 +94,12 @@ __global__ void __launch_bounds__(cuda::kTiledThreads, 4)
     o.in_base = o.out_base = matrix * n * n;
     return o;
   };
+  const auto load = [&](const cuda::TiledAgent<Size>& agent, const cuda::TileOrigin& o) {
+    if constexpr (ShiftedLoads)
+      agent.load_shifted(o, data);
+    else
+      agent.load(o, data, vectors);
+  };
   const auto store = [&](const cuda::TiledAgent<Size>& agent, const cuda::TileOrigin& o) {
     if constexpr (ShiftedStores)
       agent.store_shifted(o, data);
@@ -109,12 +114,8 @@ __global__ void __launch_bounds__(cuda::kTiledThreads, 4)
     upper.fill_tables(a);
     if (mirrored) lower.fill_tables(b);
     __syncthreads();
-    // Both tiles' first rounds of loads in flight before either is written to shared memory.
-    typename cuda::TiledAgent<Size>::Round upper_round{}, lower_round{};
-    upper.template issue<ShiftedLoads>(a, data, vectors, thread, &upper_round);
-    if (mirrored) lower.template issue<ShiftedLoads>(b, data, vectors, thread, &lower_round);
-    upper.template finish_load<ShiftedLoads>(a, data, vectors, upper_round);
-    if (mirrored) lower.template finish_load<ShiftedLoads>(b, data, vectors, lower_round);
+    load(upper, a);
+    if (mirrored) load(lower, b);
     __syncthreads();  // both tiles read before either place is written
     store(upper, a);  // tile (i, j) transposed lands on (j, i)
     if (mirrored) store(lower, b);

@@ -3,16 +3,15 @@
 //   fill_tables: the input offset of each tile row and the output offset of each tile column
 //                (digits of the composite index times strides; a few fast divisions per entry,
 //                once per tile instead of once per element);
-//   load:        tile rows from global memory (contiguous input runs) into shared memory, in
-//                rounds (issue: loads into registers; commit: registers into shared memory): as
-//                16-byte vectors where the view allows, else one element per thread and step; for
-//                runs off 16 bytes (Shifted), as the aligned 16-byte vectors that cover each run,
-//                shifted in registers;
+//   load:        tile rows from global memory (contiguous input runs) into shared memory, as
+//                16-byte vectors where the view allows, else one element per thread and step;
+//   load_shifted: the same for runs off 16 bytes, as the aligned 16-byte vectors that cover each
+//                run, shifted in registers;
+//   store_shifted: the same for output runs off 16 bytes: the aligned 16-byte vectors inside each
+//                run from two row blocks shifted in registers, the run's ends element by element;
 //   store:       tile columns (contiguous output runs) from shared memory to global memory; in
 //                the vector form each thread reads V = 16 / size rows of one shared-memory word
-//                column and transposes them in registers into K = word / size output vectors;
-//   store_shifted: the same for output runs off 16 bytes: the aligned 16-byte vectors inside each
-//                run from two row blocks shifted in registers, the run's ends element by element.
+//                column and transposes them in registers into K = word / size output vectors.
 // Shared memory is swizzled, not padded: word column w of row r is stored at w XOR a multiple of
 // the words per vector that changes every V rows, so 16-byte groups stay aligned for the loads
 // and the column reads of the store spread over the banks.
@@ -166,159 +165,106 @@ struct TiledAgent {
     return out + (o.out_base + col_out[c] + (o.row0 + r) * p.row_out_stride) * Size;
   }
 
-  // Loads come in rounds: each thread issues a round of loads into registers (kInFlight vectors or
-  // elements, or kPairs pairs of aligned vectors for the shifted form), then writes the round to
-  // shared memory. A kernel with two tiles to load issues both tiles' first rounds before either
-  // is written (the in-place square kernel), so that both are in flight at once.
-  static constexpr int kPairs = kInFlight / 2;
-  struct Round {
-    Vector16 v[kInFlight];
-  };
-  XPOSE_HOST_DEVICE static Vector16 widen(const Element& e) {
-    if constexpr (Size == 16) return e;
-    else if constexpr (Size == 8) return {static_cast<uint32_t>(e), static_cast<uint32_t>(e >> 32), 0, 0};
-    else return {static_cast<uint32_t>(e), 0, 0, 0};
-  }
-  XPOSE_HOST_DEVICE static Element narrow(const Vector16& v) {
-    if constexpr (Size == 16) return v;
-    else if constexpr (Size == 8) return static_cast<uint64_t>(v.x) | (static_cast<uint64_t>(v.y) << 32);
-    else return static_cast<Element>(v.x);
-  }
-
-  // Threads' slots per tile and per round. Vector forms: slot = (row, vector column); elements:
-  // slot = (row, column), consecutive threads along a tile row.
-  template <bool Shifted>
-  XPOSE_HOST_DEVICE int load_slots(bool vectors) const {
-    return tile_rows() << (Shifted || vectors ? p.log2_tile_cols - G::kLog2PerVector : p.log2_tile_cols);
-  }
-  template <bool Shifted>
-  XPOSE_HOST_DEVICE int round_step() const {
-    return (Shifted ? kPairs : kInFlight) * threads;
-  }
-  XPOSE_HOST_DEVICE void vector_slot(int slot, int* r, int* c) const {
-    const int log2_vectors_per_row = p.log2_tile_cols - G::kLog2PerVector;
-    *r = slot >> log2_vectors_per_row;
-    *c = (slot & ((1 << log2_vectors_per_row) - 1)) << G::kLog2PerVector;
-  }
-
-  // Shifted form: tile vector (r, c..c+V-1) is bytes `shift`..`shift`+15 of the one or two aligned
-  // 16-byte vectors from `aligned`; whether they lie inside the view's span (if not, the vector goes
-  // element by element).
-  XPOSE_HOST_DEVICE bool shifted_source(const TileOrigin& o, const uint8_t* in, int r, int c, const uint8_t** aligned,
-                                        int* shift) const {
-    const uint8_t* first = input(in, o, r, c);
-    *shift = static_cast<int>(reinterpret_cast<uintptr_t>(first) & 15);
-    *aligned = first - *shift;
-    const uintptr_t start = reinterpret_cast<uintptr_t>(*aligned), span_begin = reinterpret_cast<uintptr_t>(in);
-    return start >= span_begin && start + (*shift ? 32 : 16) <= span_begin + static_cast<uintptr_t>(p.in_span_bytes);
-  }
-
-  // The global loads of the round from slot `base`. `vectors`: p.in_vectors and a 16-byte aligned
-  // input pointer; Shifted: the runs are off 16 bytes (p.in_shifted) and are read as the aligned
-  // vectors that cover them. Only what lies inside the tile and the view is read.
-  template <bool Shifted>
-  XPOSE_HOST_DEVICE void issue(const TileOrigin& o, const uint8_t* __restrict__ in, bool vectors, int base,
-                               Round* round) const {
-    const int slots = load_slots<Shifted>(vectors);
-    if constexpr (Shifted) {
+  // Tile rows into shared memory. `vectors`: p.in_vectors and a 16-byte aligned input pointer.
+  XPOSE_HOST_DEVICE void load(const TileOrigin& o, const uint8_t* __restrict__ in, bool vectors) const {
+    if (vectors) {
+      // Slot = (row, vector column); a vector straddling the view's edge goes element by element.
+      const int log2_vectors_per_row = p.log2_tile_cols - G::kLog2PerVector;
+      const int slots = tile_rows() << log2_vectors_per_row;
+      for (int base = thread; base < slots; base += kInFlight * threads) {
+        Vector16 loaded[kInFlight] = {};
 XPOSE_UNROLL
-      for (int k = 0; k < kPairs; ++k) {
-        const int slot = base + k * threads;
-        int r = 0, c = 0, shift = 0;
-        vector_slot(slot, &r, &c);
-        const uint8_t* aligned = nullptr;
-        if (slot < slots && r < o.rows_here && c < o.cols_here && shifted_source(o, in, r, c, &aligned, &shift)) {
-          round->v[2 * k] = *reinterpret_cast<const Vector16*>(aligned);
-          if (shift) round->v[2 * k + 1] = *reinterpret_cast<const Vector16*>(aligned + 16);
+        for (int k = 0; k < kInFlight; ++k) {
+          const int slot = base + k * threads;
+          const int r = slot >> log2_vectors_per_row;
+          const int c = (slot & ((1 << log2_vectors_per_row) - 1)) << G::kLog2PerVector;
+          if (slot < slots && r < o.rows_here && c + G::kPerVector <= o.cols_here)
+            loaded[k] = *reinterpret_cast<const Vector16*>(input(in, o, r, c));
+        }
+XPOSE_UNROLL
+        for (int k = 0; k < kInFlight; ++k) {
+          const int slot = base + k * threads;
+          const int r = slot >> log2_vectors_per_row;
+          const int c = (slot & ((1 << log2_vectors_per_row) - 1)) << G::kLog2PerVector;
+          if (slot >= slots || r >= o.rows_here || c >= o.cols_here) continue;
+          if (c + G::kPerVector <= o.cols_here) {
+            *reinterpret_cast<Vector16*>(tile + tile_byte(r, c)) = loaded[k];
+          } else {
+            for (int e = 0; c + e < o.cols_here; ++e)
+              *reinterpret_cast<Element*>(tile + tile_byte(r, c + e)) =
+                  *reinterpret_cast<const Element*>(input(in, o, r, c + e));
+          }
         }
       }
-    } else if (vectors) {
-XPOSE_UNROLL
-      for (int k = 0; k < kInFlight; ++k) {
-        const int slot = base + k * threads;
-        int r = 0, c = 0;
-        vector_slot(slot, &r, &c);
-        if (slot < slots && r < o.rows_here && c + G::kPerVector <= o.cols_here)
-          round->v[k] = *reinterpret_cast<const Vector16*>(input(in, o, r, c));
-      }
-    } else {
+      return;
+    }
+    // One element per thread and step, consecutive threads along a tile row.
+    const int count = tile_rows() << p.log2_tile_cols;
+    for (int base = thread; base < count; base += kInFlight * threads) {
+      Element loaded[kInFlight] = {};
 XPOSE_UNROLL
       for (int k = 0; k < kInFlight; ++k) {
         const int e = base + k * threads, r = e >> p.log2_tile_cols, c = e & (tile_cols() - 1);
-        if (e < slots && r < o.rows_here && c < o.cols_here)
-          round->v[k] = widen(*reinterpret_cast<const Element*>(input(in, o, r, c)));
+        if (e < count && r < o.rows_here && c < o.cols_here)
+          loaded[k] = *reinterpret_cast<const Element*>(input(in, o, r, c));
+      }
+XPOSE_UNROLL
+      for (int k = 0; k < kInFlight; ++k) {
+        const int e = base + k * threads, r = e >> p.log2_tile_cols, c = e & (tile_cols() - 1);
+        if (e < count && r < o.rows_here && c < o.cols_here)
+          *reinterpret_cast<Element*>(tile + tile_byte(r, c)) = loaded[k];
       }
     }
   }
 
-  // The round's loads into shared memory; what `issue` left out at the view's edges goes element
-  // by element.
-  template <bool Shifted>
-  XPOSE_HOST_DEVICE void commit(const TileOrigin& o, const uint8_t* __restrict__ in, bool vectors, int base,
-                                const Round& round) const {
-    const int slots = load_slots<Shifted>(vectors);
-    if (Shifted || vectors) {
+  // Tile rows into shared memory when the aligned vectors do not apply (p.in_shifted): tile vector
+  // (r, c..c+V-1) is bytes s..s+15 of the two aligned 16-byte vectors that start at or before its
+  // first element (s: that element's address mod 16; one vector when s is 0), so each run is read
+  // in whole vectors whatever its start, and shared memory keeps the aligned layout. Only vectors
+  // inside the view's span are read whole; the few at the span's ends go element by element.
+  // Two tile vectors in flight per thread (up to four loads) keep the kernel within its registers.
+  XPOSE_HOST_DEVICE void load_shifted(const TileOrigin& o, const uint8_t* __restrict__ in) const {
+    constexpr int kPairs = 2;
+    const uintptr_t span_begin = reinterpret_cast<uintptr_t>(in), span_end = span_begin + p.in_span_bytes;
+    const int log2_vectors_per_row = p.log2_tile_cols - G::kLog2PerVector;
+    const int slots = tile_rows() << log2_vectors_per_row;
+    for (int base = thread; base < slots; base += kPairs * threads) {
+      Vector16 lo[kPairs] = {}, hi[kPairs] = {};
+      int shift[kPairs];
+      bool whole[kPairs];
 XPOSE_UNROLL
-      for (int k = 0; k < (Shifted ? kPairs : kInFlight); ++k) {
+      for (int k = 0; k < kPairs; ++k) {
         const int slot = base + k * threads;
-        int r = 0, c = 0, shift = 0;
-        vector_slot(slot, &r, &c);
+        const int r = slot >> log2_vectors_per_row;
+        const int c = (slot & ((1 << log2_vectors_per_row) - 1)) << G::kLog2PerVector;
+        shift[k] = 0;
+        whole[k] = false;
+        if (slot < slots && r < o.rows_here && c < o.cols_here) {
+          const uintptr_t first = reinterpret_cast<uintptr_t>(input(in, o, r, c));
+          shift[k] = static_cast<int>(first & 15);
+          const uint8_t* aligned = input(in, o, r, c) - shift[k];
+          whole[k] = first - shift[k] >= span_begin && first - shift[k] + (shift[k] ? 32 : 16) <= span_end;
+          if (whole[k]) {
+            lo[k] = *reinterpret_cast<const Vector16*>(aligned);
+            if (shift[k]) hi[k] = *reinterpret_cast<const Vector16*>(aligned + 16);
+          }
+        }
+      }
+XPOSE_UNROLL
+      for (int k = 0; k < kPairs; ++k) {
+        const int slot = base + k * threads;
+        const int r = slot >> log2_vectors_per_row;
+        const int c = (slot & ((1 << log2_vectors_per_row) - 1)) << G::kLog2PerVector;
         if (slot >= slots || r >= o.rows_here || c >= o.cols_here) continue;
-        const uint8_t* aligned = nullptr;
-        const bool whole = Shifted ? shifted_source(o, in, r, c, &aligned, &shift) : c + G::kPerVector <= o.cols_here;
-        if (whole) {  // shifted: elements past cols_here land in unused tile columns
-          Vector16* target = reinterpret_cast<Vector16*>(tile + tile_byte(r, c));
-          if constexpr (Shifted)
-            *target = shift_pair(round.v[2 * k], round.v[2 * k + 1], shift);
-          else
-            *target = round.v[k];
+        if (whole[k]) {  // elements past cols_here land in unused tile columns
+          *reinterpret_cast<Vector16*>(tile + tile_byte(r, c)) = shift_pair(lo[k], hi[k], shift[k]);
         } else {
           for (int e = 0; e < G::kPerVector && c + e < o.cols_here; ++e)
             *reinterpret_cast<Element*>(tile + tile_byte(r, c + e)) =
                 *reinterpret_cast<const Element*>(input(in, o, r, c + e));
         }
       }
-      return;
     }
-    if constexpr (!Shifted) {
-XPOSE_UNROLL
-      for (int k = 0; k < kInFlight; ++k) {
-        const int e = base + k * threads, r = e >> p.log2_tile_cols, c = e & (tile_cols() - 1);
-        if (e < slots && r < o.rows_here && c < o.cols_here)
-          *reinterpret_cast<Element*>(tile + tile_byte(r, c)) = narrow(round.v[k]);
-      }
-    }
-  }
-
-  // The tile's rows into shared memory, given its first round already issued.
-  template <bool Shifted>
-  XPOSE_HOST_DEVICE void finish_load(const TileOrigin& o, const uint8_t* __restrict__ in, bool vectors,
-                                     const Round& first) const {
-    commit<Shifted>(o, in, vectors, thread, first);
-    const int slots = load_slots<Shifted>(vectors);
-    for (int base = thread + round_step<Shifted>(); base < slots; base += round_step<Shifted>()) {
-      Round round{};
-      issue<Shifted>(o, in, vectors, base, &round);
-      commit<Shifted>(o, in, vectors, base, round);
-    }
-  }
-
-  // The tile's rows into shared memory: `vectors` (p.in_vectors and a 16-byte aligned input
-  // pointer) or elements; load_shifted: the shifted form (p.in_shifted).
-  template <bool Shifted>
-  XPOSE_HOST_DEVICE void load_rounds(const TileOrigin& o, const uint8_t* __restrict__ in, bool vectors) const {
-    const int slots = load_slots<Shifted>(vectors);
-    for (int base = thread; base < slots; base += round_step<Shifted>()) {
-      Round round{};
-      issue<Shifted>(o, in, vectors, base, &round);
-      commit<Shifted>(o, in, vectors, base, round);
-    }
-  }
-  XPOSE_HOST_DEVICE void load(const TileOrigin& o, const uint8_t* __restrict__ in, bool vectors) const {
-    load_rounds<false>(o, in, vectors);
-  }
-  XPOSE_HOST_DEVICE void load_shifted(const TileOrigin& o, const uint8_t* __restrict__ in) const {
-    load_rounds<true>(o, in, false);
   }
 
   // Tile columns out of shared memory when the aligned vectors do not apply (p.out_shifted). Each
