@@ -418,8 +418,9 @@ int grid_for(int64_t work, int multiprocessors) {
 }
 
 // The tiled permute's parameters for one n x n matrix transposed, with square tiles of at most
-// kTiledSharedBytes (two per block).
-bool square_tiled_params(int64_t n, DType type, cuda::TiledParams* p) {
+// kTiledSharedBytes (two per block); the shifted loads may read whole vectors anywhere in the
+// batch's `batch` matrices.
+bool square_tiled_params(int64_t n, int64_t batch, DType type, cuda::TiledParams* p) {
   PermuteProblem problem;
   if (make_permute_problem(Permutation{{n, n}, {1, 0}, {}, {}}, type, &problem) != Status::ok) return false;
   if (!cuda::make_tiled_params(normalise(problem), p, nullptr)) return false;
@@ -436,6 +437,7 @@ bool square_tiled_params(int64_t n, DType type, cuda::TiledParams* p) {
   p->out_vectors = p->out_vectors && vector_fits;
   p->in_shifted = p->in_shifted && vector_fits;
   p->out_shifted = p->out_shifted && vector_fits;
+  p->in_span_bytes = n * n * batch * p->elem_size;
   return true;
 }
 
@@ -453,7 +455,7 @@ Status run_square(T* data, const InplaceProblem& p, cudaStream_t stream) {
     return gpu::check_launch("swap_square_element_tiles");
   }
   cuda::TiledParams params;
-  if (!square_tiled_params(n, p.type, &params))
+  if (!square_tiled_params(n, p.batch, p.type, &params))
     return fail(Status::internal_error, message("square matrix of ", n, " rows: no tiled view"));
   const int64_t tiles = params.row_tiles.divisor(), pairs = tiles * (tiles + 1) / 2;
   // Rows on 16 bytes (the same for loads and stores: a square's input and output strides agree).
