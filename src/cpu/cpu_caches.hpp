@@ -6,9 +6,14 @@
 
 namespace xpose::detail {
 
+// The most last-level cache counted per hardware thread: x86 server parts have 1 to 6 MiB of L3
+// per thread (Zen 5: 32 MiB per 8 cores), so more than this is a share other cores own.
+constexpr int64_t kLastLevelBytesPerThread = int64_t{4} << 20;
+
 struct CpuCaches {
   int64_t l1d_bytes;        // per core
-  int64_t last_level_bytes; // the largest cache (L3, or L2 where there is no L3)
+  int64_t last_level_bytes; // the largest cache (L3, or L2 where there is no L3), at most
+                            // kLastLevelBytesPerThread per hardware thread
   int l1d_ways;             // associativity of the L1 data cache: lines one set holds
 };
 

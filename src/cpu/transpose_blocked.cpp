@@ -15,55 +15,35 @@
 namespace xpose::detail {
 namespace {
 
-// Tuning of the vector tiles, per element size. A strip is the band of input rows that one work
-// unit walks down, one visit of `wide` columns of tiles at a time; its height is the run written
-// to each output row. Longer runs mean fewer partial lines between strips and fewer DRAM pages per
-// byte written; taller strips mean more input rows (and pages) live at once: runs of 2 KiB, at
-// most 512 rows (Zen 5 with AVX-512, 2026-11-22: f32 and f64 8192^2 at about 90% of memcpy).
+// Tuning of the vector tiles, per element size, the same for both sets. A strip is the band of
+// input rows that one work unit walks down, one visit of `wide` columns of tiles at a time; its
+// height is the run written to each output row.
 struct TileTuning {
   int strip_tiles;
-  int wide;  // AVX2: columns of tiles per row visit (see tile_tuning)
+  int wide;  // columns of tiles per row visit
 };
 
-// The AVX2 walk (Zen 3) takes strips of 512 B runs and at least 128 rows: 8 tiles for 1- to
-// 4-byte elements, 16 for 8, 32 for 16. Before its writers held four tiles, 2 KiB runs left f64
-// 8192^2 at 44-50% of the stream copy and 512 B runs gave 56-60% (f32 47 -> 52); with four tiles
-// held, c128 lost 6 to 12 points on 32-row strips against 128 rows (4096^2 and 4095 x 4097).
+// Strips of 512 B runs and at least 128 rows: 8 tiles for 1- to 4-byte elements, 16 for 8, 32 for
+// 16. Before the writers held four tiles, 2 KiB runs left f64 8192^2 at 44-50% of the stream copy
+// on Zen 3 and 512 B runs gave 56-60% (f32 47 -> 52); with four tiles held, c128 lost 6 to 12
+// points on 32-row strips against 128 rows (4096^2 and 4095 x 4097).
 //
-// AVX2 reads `wide` adjacent lines of each row per visit. With a leading dimension of a multiple
-// of 4 KiB (or close to one: 8191 x 8193), every row of a column of tiles falls into one L1 set,
-// so lines prefetched down one column evict each other and a single-line walk runs at the latency
-// of one tile's rows; four lines per row (256 bytes) ran 1.5 to 2x faster on Zen 3 (docs/cpu.md),
-// and u16 8192^2 28 -> 38% of the stream copy.
-TileTuning tile_tuning(int elem_size, CpuIsa isa) {
-  if (isa == CpuIsa::avx2)
-    return {static_cast<int>(std::max<int64_t>(8, 128 / tile_edge(elem_size))), 4};
-  switch (elem_size) {
-    case 1:
-      return {8, 1};  // 64 x 64 B tiles: 512 rows, 512 B runs
-    case 2:
-      return {8, 1};  // 32 x 32: 256 rows, 512 B runs (Zen 5: 16 and 32 tiles no better)
-    case 4:
-      return {32, 1};  // 16 x 16: 512 rows, 2 KiB runs
-    case 8:
-      return {32, 1};  // 8 x 8: 256 rows, 2 KiB runs
-    default:
-      return {32, 1};  // 4 x 4: 128 rows, 2 KiB runs
-  }
+// Each visit reads `wide` adjacent lines of each row. With a leading dimension of a multiple of 4
+// KiB (or close to one: 8191 x 8193), every row of a column of tiles falls into one L1 set, so
+// lines prefetched down one column evict each other and a single-line walk runs at the latency of
+// one tile's rows; four lines per row (256 bytes) ran 1.5 to 2x faster on Zen 3 (u16 8192^2 28 ->
+// 38% of the stream copy) and on Zen 5 (AVX-512, f64 8192^2 26 -> 42 GB/s; docs/cpu.md).
+TileTuning tile_tuning(int elem_size) {
+  return {static_cast<int>(std::max<int64_t>(8, 128 / tile_edge(elem_size))), 4};
 }
 
-// Tile rows to prefetch ahead. AVX-512: a quarter of the L1 data cache in flight (8 KiB of a
-// 32 KiB L1, which is what the Zen 5 tuning found best for every element size), at least one
-// visit. AVX2 (the wide walk): as many rows ahead as one L1 set holds lines, at least one visit.
-// With a leading dimension near a multiple of 4 KiB the rows of a column share their L1 sets, so
-// rows prefetched further ahead evict the lines being read (Zen 3, 8 ways: 32 rows -> 8 rows
-// ahead took f64 8192^2 from 39 to 50% of the stream copy, c128 4096^2 61 -> 73%, f32 36 -> 42%).
-int prefetch_tiles(int elem_size, int wide, CpuIsa isa) {
+// Tile rows to prefetch ahead: as many rows as one L1 set holds lines, at least one visit. With a
+// leading dimension near a multiple of 4 KiB the rows of a column share their L1 sets, so rows
+// prefetched further ahead evict the lines being read (Zen 3, 8 ways: 32 rows -> 8 rows ahead took
+// f64 8192^2 from 39 to 50% of the stream copy, c128 4096^2 61 -> 73%, f32 36 -> 42%).
+int prefetch_tiles(int elem_size) {
   const int64_t edge = tile_edge(elem_size);
-  if (isa == CpuIsa::avx2)
-    return static_cast<int>(std::max<int64_t>(1, cpu_caches().l1d_ways / edge));
-  const int64_t visit_bytes = edge * 64 * wide;
-  return static_cast<int>(std::max<int64_t>(1, cpu_caches().l1d_bytes / 4 / visit_bytes));
+  return static_cast<int>(std::max<int64_t>(1, cpu_caches().l1d_ways / edge));
 }
 
 // Without vector tiles a strip is this many rows of scalar blocks.
@@ -99,7 +79,7 @@ struct WorkSplit {
   CpuIsa isa;         // the tile set (portable: scalar blocks)
   TileStores stores;  // for the tiles
   int prefetch_tiles;
-  int wide;      // columns of tiles per visit (AVX2)
+  int wide;      // columns of tiles per visit
   int64_t edge;  // tile edge in elements (1 for scalar)
   int64_t strip_rows, panel_cols, strips, panels;
 
@@ -132,7 +112,8 @@ struct WorkSplit {
     joins.head_written_above = tiles.row_begin > 0;
     joins.complete_below = tiles.row_end == r.row_end && tiles.row_end < p.rows / edge * edge;
     if (isa == CpuIsa::avx512) {
-      if (!tiles.empty()) transpose_tiles_avx512(tiles, p.elem_size, stores, joins, prefetch_tiles);
+      if (!tiles.empty())
+        transpose_tiles_avx512(tiles, p.elem_size, stores, joins, prefetch_tiles, wide);
       if (!right.empty()) transpose_edges_avx512(right, p.elem_size);
       if (!bottom.empty()) transpose_edges_avx512(bottom, p.elem_size);
     } else {
@@ -192,7 +173,7 @@ void transpose_blocked(const void* in, void* out, const Transpose2D& p, int thre
     });
     return;
   }
-  const TileTuning tuning = tile_tuning(p.elem_size, isa);
+  const TileTuning tuning = tile_tuning(p.elem_size);
   const int64_t edge = vector ? tile_edge(p.elem_size) : 1;
   const int64_t stream_from =
       options.stream_from_bytes >= 0 ? options.stream_from_bytes : stream_from_bytes();
@@ -201,7 +182,7 @@ void transpose_blocked(const void* in, void* out, const Transpose2D& p, int thre
                   static_cast<unsigned char*>(out),
                   isa,
                   choose_stores(out, p, stream_from),
-                  prefetch_tiles(p.elem_size, tuning.wide, isa),
+                  prefetch_tiles(p.elem_size),
                   tuning.wide,
                   edge,
                   vector ? tuning.strip_tiles * edge : kScalarStripRows,

@@ -18,7 +18,7 @@ void transpose_blocked(const void* in, void* out, const Transpose2D& problem, in
 
 // Streaming stores skip the cache: right for outputs that, with their input, would not stay in
 // the last-level cache anyway; wrong for small ones the caller reads back from cache. From a
-// quarter of the last-level cache (8 MiB of 32 MiB, as measured on Zen 5).
+// quarter of the last-level cache as cpu_caches() counts it (at most 4 MiB per hardware thread).
 int64_t stream_from_bytes();
 
 // What the callers below may choose instead of the defaults (tests, benchmarks, the permute).

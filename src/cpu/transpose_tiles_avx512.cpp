@@ -14,21 +14,36 @@ bool avx512_tiles_available() {
   return available;
 }
 
+namespace {
+
+template <int ElemSize>
+void tiles_of_size(const TileRegion& r, TileStores stores, const StripJoins& joins,
+                   int prefetch_tiles, int wide) {
+  switch (stores) {
+    case TileStores::plain:
+      return tiles_of_width<ElemSize, PlainLines>(r, joins, prefetch_tiles, wide);
+    case TileStores::stream_aligned:
+      return tiles_of_width<ElemSize, StreamAlignedLines>(r, joins, prefetch_tiles, wide);
+    default:
+      return tiles_of_width<ElemSize, StreamShiftedLines>(r, joins, prefetch_tiles, wide);
+  }
+}
+
+}  // namespace
+
 void transpose_tiles_avx512(const TileRegion& r, int elem_size, TileStores stores,
-                            const StripJoins& joins, int prefetch_tiles) {
-  if (stores != TileStores::plain)
-    return transpose_tiles_streaming_avx512(r, elem_size, stores, joins, prefetch_tiles);
+                            const StripJoins& joins, int prefetch_tiles, int wide) {
   switch (elem_size) {
     case 1:
-      return transpose_tiles<1, PlainLines>(r, joins, prefetch_tiles);
+      return tiles_of_size<1>(r, stores, joins, prefetch_tiles, wide);
     case 2:
-      return transpose_tiles<2, PlainLines>(r, joins, prefetch_tiles);
+      return tiles_of_size<2>(r, stores, joins, prefetch_tiles, wide);
     case 4:
-      return transpose_tiles<4, PlainLines>(r, joins, prefetch_tiles);
+      return tiles_of_size<4>(r, stores, joins, prefetch_tiles, wide);
     case 8:
-      return transpose_tiles<8, PlainLines>(r, joins, prefetch_tiles);
+      return tiles_of_size<8>(r, stores, joins, prefetch_tiles, wide);
     case 16:
-      return transpose_tiles<16, PlainLines>(r, joins, prefetch_tiles);
+      return tiles_of_size<16>(r, stores, joins, prefetch_tiles, wide);
     default:
       return;
   }
@@ -60,7 +75,7 @@ void stream_fence() { _mm_sfence(); }
 namespace xpose::detail {
 
 bool avx512_tiles_available() { return false; }
-void transpose_tiles_avx512(const TileRegion&, int, TileStores, const StripJoins&, int) {}
+void transpose_tiles_avx512(const TileRegion&, int, TileStores, const StripJoins&, int, int) {}
 void transpose_edges_avx512(const TileRegion&, int) {}
 void stream_fence() {}
 

@@ -17,12 +17,12 @@ namespace xpose::detail {
 // Whether this CPU runs the AVX-512 tiles (F, BW and VBMI: Ice Lake, Zen 4 and later).
 bool avx512_tiles_available();
 
-// Transposes `region`, whose row and column ranges are whole numbers of tiles. Walks the region
-// column of tiles by column of tiles (each column writes tile_edge output rows front to back) and
-// prefetches the input `prefetch_tiles` tiles ahead. Streaming stores need stream_fence() before
-// another thread may read the output.
+// Transposes `region`, whose row and column ranges are whole numbers of tiles, walking it `wide`
+// (1 or 4) columns of tiles at a time down the rows (each column writes tile_edge output rows
+// front to back) and prefetching the input `prefetch_tiles` tiles ahead. Streaming stores need
+// stream_fence() before another thread may read the output.
 void transpose_tiles_avx512(const TileRegion& region, int elem_size, TileStores stores,
-                            const StripJoins& joins, int prefetch_tiles);
+                            const StripJoins& joins, int prefetch_tiles, int wide);
 
 // Transposes any region with tiles whose last row and column may be partial (masked loads and
 // stores, ordinary stores): the edges that whole tiles leave, and matrices smaller than a tile.
