@@ -32,8 +32,8 @@ bool cpu_isa_supported(CpuIsa isa) {
   // Each tile set answers for itself: its file is built for its set, and it checks CPUID (with
   // __builtin_cpu_supports, which also checks that the OS saves the wide registers).
   switch (isa) {
-    case CpuIsa::avx512:
-      return avx512_tiles_available();
+    case CpuIsa::avx512:  // its edges are the AVX2 set's
+      return avx512_tiles_available() && avx2_tiles_available();
     case CpuIsa::avx2:
       return avx2_tiles_available();
     default:

@@ -186,36 +186,6 @@ struct TileTranspose<1> {
   }
 };
 
-// A tile of `rows` x `cols` elements (at most tile_edge each): masked loads read only the
-// elements of the view (the rest of the registers is zero) and masked stores write only
-// `rows` elements of `cols` output lines, so it serves every edge of a matrix.
-template <int ElemSize>
-XPOSE_AVX512 void transpose_partial_tile(const unsigned char* in, int64_t ld_in, unsigned char* out,
-                                         int64_t ld_out, int rows, int cols) {
-  constexpr int kEdge = 64 / ElemSize;
-  auto byte_mask = [](int elements) -> __mmask64 {
-    return elements >= kEdge ? ~__mmask64{0} : (__mmask64{1} << (elements * ElemSize)) - 1;
-  };
-  const __mmask64 row_piece = byte_mask(cols), line_piece = byte_mask(rows);
-  __m512i tile_rows[kEdge], lines[kEdge];
-  for (int r = 0; r < kEdge; ++r)
-    tile_rows[r] =
-        r < rows ? _mm512_maskz_loadu_epi8(row_piece, in + r * ld_in) : _mm512_setzero_si512();
-  TileTranspose<ElemSize>::transpose(tile_rows, lines);
-  for (int q = 0; q < cols; ++q) _mm512_mask_storeu_epi8(out + q * ld_out, line_piece, lines[q]);
-}
-
-template <int ElemSize>
-XPOSE_AVX512 void transpose_partial_tiles(const TileRegion& r) {
-  constexpr int64_t kEdge = 64 / ElemSize;
-  for (int64_t i = r.row_begin; i < r.row_end; i += kEdge)
-    for (int64_t j = r.col_begin; j < r.col_end; j += kEdge)
-      transpose_partial_tile<ElemSize>(r.in + i * r.ld_in + j * ElemSize, r.ld_in,
-                                       r.out + j * r.ld_out + i * ElemSize, r.ld_out,
-                                       static_cast<int>(std::min(kEdge, r.row_end - i)),
-                                       static_cast<int>(std::min(kEdge, r.col_end - j)));
-}
-
 // ---------------------------------------------------------------------------------------------
 // Line writers. A column of tiles produces, for each of its kEdge output rows, one run of
 // consecutive lines; start() takes the first tile, put() each later one (`at`: byte offset of the

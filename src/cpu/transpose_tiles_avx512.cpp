@@ -49,23 +49,6 @@ void transpose_tiles_avx512(const TileRegion& r, int elem_size, TileStores store
   }
 }
 
-void transpose_edges_avx512(const TileRegion& r, int elem_size) {
-  switch (elem_size) {
-    case 1:
-      return transpose_partial_tiles<1>(r);
-    case 2:
-      return transpose_partial_tiles<2>(r);
-    case 4:
-      return transpose_partial_tiles<4>(r);
-    case 8:
-      return transpose_partial_tiles<8>(r);
-    case 16:
-      return transpose_partial_tiles<16>(r);
-    default:
-      return;
-  }
-}
-
 void stream_fence() { _mm_sfence(); }
 
 }  // namespace xpose::detail
@@ -76,7 +59,6 @@ namespace xpose::detail {
 
 bool avx512_tiles_available() { return false; }
 void transpose_tiles_avx512(const TileRegion&, int, TileStores, const StripJoins&, int, int) {}
-void transpose_edges_avx512(const TileRegion&, int) {}
 void stream_fence() {}
 
 }  // namespace xpose::detail

@@ -24,8 +24,4 @@ bool avx512_tiles_available();
 void transpose_tiles_avx512(const TileRegion& region, int elem_size, TileStores stores,
                             const StripJoins& joins, int prefetch_tiles, int wide);
 
-// Transposes any region with tiles whose last row and column may be partial (masked loads and
-// stores, ordinary stores): the edges that whole tiles leave, and matrices smaller than a tile.
-void transpose_edges_avx512(const TileRegion& region, int elem_size);
-
 }  // namespace xpose::detail
