@@ -98,8 +98,8 @@ struct WorkSplit {
                  panel * panel_cols,
                  std::min(p.cols, (panel + 1) * panel_cols)};
     if (isa == CpuIsa::portable) return transpose_scalar_of_size(r, p.elem_size);
-    // Whole tiles with the streaming loop; what is left at the bottom and the right with partial
-    // tiles.
+    // Whole tiles with the streaming loop; what is left at the bottom and the right with the
+    // edge code.
     const int64_t rows_end = r.row_begin + (r.row_end - r.row_begin) / edge * edge;
     const int64_t cols_end = r.col_begin + (r.col_end - r.col_begin) / edge * edge;
     TileRegion tiles = r, bottom = r, right = r;
@@ -120,8 +120,10 @@ struct WorkSplit {
       else
         transpose_tiles_avx2(tiles, p.elem_size, stores, joins, prefetch_tiles, wide);
     }
+    // Few rows into packed output rows: AVX-512 interleaves any 2 to 16 (AVX2: 2, 4 or 8).
     if (!right.empty()) transpose_edges_avx2(right, p.elem_size);
-    if (!bottom.empty()) transpose_edges_avx2(bottom, p.elem_size);
+    if (!bottom.empty() && !(isa == CpuIsa::avx512 && interleave_rows_avx512(bottom, p.elem_size)))
+      transpose_edges_avx2(bottom, p.elem_size);
   }
 };
 

@@ -24,4 +24,9 @@ bool avx512_tiles_available();
 void transpose_tiles_avx512(const TileRegion& region, int elem_size, TileStores stores,
                             const StripJoins& joins, int prefetch_tiles, int wide);
 
+// A region of 2 to 16 rows (at most 64 / elem_size) into packed output rows of that many elements
+// (ld_out == rows * elem_size), 1- to 8-byte elements, in masked permutes of whole lines. False
+// (nothing written) for any other region.
+bool interleave_rows_avx512(const TileRegion& region, int elem_size);
+
 }  // namespace xpose::detail
