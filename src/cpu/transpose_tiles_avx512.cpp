@@ -22,8 +22,8 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // Few rows into packed output rows (planes interleaved: NCHW -> NHWC with 3 channels, RGB): R rows
 // of a block are one register each, K = 64 / E elements; output register o takes lane t from row
-// (o K + t) % R at column (o K + t) / R, that is R masked single-source permutes with one index
-// vector per o, merged by their masks. R^2 permutes per R lines written whole, so at most
+// (o K + t) % R at column (o K + t) / R, that is R single-source permutes with one index vector
+// per o, blended by their masks. R^2 permutes per R lines written whole, so at most
 // kMaxInterleave rows (16: about one permute per 4 bytes). The inverse (few columns of packed
 // input rows) written the same way ran slower than the AVX2 records on Zen 5 (f32 2000000 x 13
 // 31 -> 13 GB/s: C output rows of one line per block), so it is not used.
@@ -34,29 +34,41 @@ struct Lanes;  // the masked permute of E-byte elements and its mask type
 template <>
 struct Lanes<1> {
   using Mask = __mmask64;
-  XPOSE_AVX512_INLINE static __m512i permute(__m512i acc, Mask m, __m512i idx, __m512i a) {
-    return _mm512_mask_permutexvar_epi8(acc, m, idx, a);
+  XPOSE_AVX512_INLINE static __m512i permute(__m512i idx, __m512i a) {
+    return _mm512_permutexvar_epi8(idx, a);
+  }
+  XPOSE_AVX512_INLINE static __m512i blend(__m512i acc, Mask m, __m512i a) {
+    return _mm512_mask_mov_epi8(acc, m, a);
   }
 };
 template <>
 struct Lanes<2> {
   using Mask = __mmask32;
-  XPOSE_AVX512_INLINE static __m512i permute(__m512i acc, Mask m, __m512i idx, __m512i a) {
-    return _mm512_mask_permutexvar_epi16(acc, m, idx, a);
+  XPOSE_AVX512_INLINE static __m512i permute(__m512i idx, __m512i a) {
+    return _mm512_permutexvar_epi16(idx, a);
+  }
+  XPOSE_AVX512_INLINE static __m512i blend(__m512i acc, Mask m, __m512i a) {
+    return _mm512_mask_mov_epi16(acc, m, a);
   }
 };
 template <>
 struct Lanes<4> {
   using Mask = __mmask16;
-  XPOSE_AVX512_INLINE static __m512i permute(__m512i acc, Mask m, __m512i idx, __m512i a) {
-    return _mm512_mask_permutexvar_epi32(acc, m, idx, a);
+  XPOSE_AVX512_INLINE static __m512i permute(__m512i idx, __m512i a) {
+    return _mm512_permutexvar_epi32(idx, a);
+  }
+  XPOSE_AVX512_INLINE static __m512i blend(__m512i acc, Mask m, __m512i a) {
+    return _mm512_mask_mov_epi32(acc, m, a);
   }
 };
 template <>
 struct Lanes<8> {
   using Mask = __mmask8;
-  XPOSE_AVX512_INLINE static __m512i permute(__m512i acc, Mask m, __m512i idx, __m512i a) {
-    return _mm512_mask_permutexvar_epi64(acc, m, idx, a);
+  XPOSE_AVX512_INLINE static __m512i permute(__m512i idx, __m512i a) {
+    return _mm512_permutexvar_epi64(idx, a);
+  }
+  XPOSE_AVX512_INLINE static __m512i blend(__m512i acc, Mask m, __m512i a) {
+    return _mm512_mask_mov_epi64(acc, m, a);
   }
 };
 
@@ -79,11 +91,12 @@ struct MergePlan {
   using Mask = typename Lanes<E>::Mask;
   __m512i index[kMaxInterleave];
   Mask mask[kMaxInterleave][kMaxInterleave];
-  int n;
+  int n = 0;
 
   // Output lane (o, t) reads source lane `from(o K + t)` = {register, lane}.
   template <class From>
-  XPOSE_AVX512 MergePlan(int count, From from) : n(count) {
+  XPOSE_AVX512 void build(int count, From from) {
+    n = count;
     constexpr int K = 64 / E;
     for (int o = 0; o < n; ++o) {
       int lanes[K];
@@ -96,19 +109,32 @@ struct MergePlan {
       index[o] = lane_indices<E>(lanes);
     }
   }
+  // The permutes are independent; only the one-cycle blends form a chain.
   XPOSE_AVX512_INLINE __m512i merge(int o, const __m512i* in) const {
     __m512i acc = _mm512_setzero_si512();
     for (int s = 0; s < n; ++s)
-      if (mask[o][s] != 0) acc = Lanes<E>::permute(acc, mask[o][s], index[o], in[s]);
+      if (mask[o][s] != 0) acc = Lanes<E>::blend(acc, mask[o][s], Lanes<E>::permute(index[o], in[s]));
     return acc;
   }
 };
+
+// The plan of this thread's last region with the same element size and count: a plan costs
+// thousands of cycles, and a batch of thin matrices comes one matrix at a time.
+template <int E, class From>
+XPOSE_AVX512 const MergePlan<E>& cached_plan(int count, From from) {
+  thread_local MergePlan<E> plan;
+  thread_local int cached = 0;  // the count planned; 0: none
+  if (cached != count) plan.build(count, from), cached = count;
+  return plan;
+}
 
 template <int E>
 XPOSE_AVX512 void interleave_rows_of_size(const TileRegion& r) {
   constexpr int K = 64 / E;
   const int rows = static_cast<int>(r.row_end - r.row_begin);
-  const MergePlan<E> plan(rows, [rows](int m) { return std::pair<int, int>{m % rows, m / rows}; });
+  const MergePlan<E>& plan = cached_plan<E>(rows, [rows](int m) {
+    return std::pair<int, int>{m % rows, m / rows};
+  });
   const unsigned char* in = r.in + r.row_begin * r.ld_in;
   unsigned char* out = r.out + r.row_begin * E;  // output row j at out + j * ld_out, packed
   int64_t j = r.col_begin;
@@ -124,6 +150,7 @@ XPOSE_AVX512 void interleave_rows_of_size(const TileRegion& r) {
     transpose_region_scalar<E>(rest);
   }
 }
+
 
 }  // namespace
 
