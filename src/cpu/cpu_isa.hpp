@@ -12,7 +12,7 @@ namespace xpose::detail {
 enum class CpuIsa {
   portable,  // plain C++ (any CPU, any compiler)
   avx2,      // 256-bit tiles (Haswell, Zen 1 and later)
-  avx512,    // 512-bit tiles; needs AVX-512 F, BW and VBMI (Ice Lake, Zen 4 and later)
+  avx512,    // 512-bit tiles; needs AVX-512 F, BW and VBMI, and AVX2 for the edges (Ice Lake, Zen 4+)
 };
 
 const char* to_string(CpuIsa isa);

@@ -30,7 +30,7 @@ namespace {
 constexpr int kMaxInterleave = 16;
 
 template <int E>
-struct Lanes;  // the masked permute of E-byte elements and its mask type
+struct Lanes;  // the permute and the masked blend of E-byte elements, and their mask type
 template <>
 struct Lanes<1> {
   using Mask = __mmask64;
@@ -150,7 +150,6 @@ XPOSE_AVX512 void interleave_rows_of_size(const TileRegion& r) {
     transpose_region_scalar<E>(rest);
   }
 }
-
 
 }  // namespace
 
