@@ -55,17 +55,14 @@ XPOSE_AVX512_INLINE void transpose_16x16_dwords(__m512i* r) {
   }
 }
 
-// TileTranspose<ElemSize>::transpose(rows, lines): rows[q] holds input row q of the tile (kEdge
-// of them, clobbered); lines[q] receives output line q. load() reads a whole tile first.
+// TileTranspose<ElemSize>::load(in, ld, lines) reads a whole tile (kEdge rows of 64 bytes, row r
+// at in + r * ld), then leaves output line q in lines[q]; the sets other than 4 bytes do the
+// second half in transpose(rows, lines), which clobbers rows.
 template <int ElemSize>
 struct TileTranspose;
 
 template <>
 struct TileTranspose<4> {
-  XPOSE_AVX512_INLINE static void transpose(__m512i* rows, __m512i* lines) {
-    transpose_16x16_dwords(rows);
-    for (int q = 0; q < 16; ++q) lines[q] = rows[q];
-  }
   XPOSE_AVX512_INLINE static void load(const unsigned char* in, int64_t ld, __m512i* lines) {
     for (int r = 0; r < 16; ++r) lines[r] = _mm512_loadu_si512(in + r * ld);
     transpose_16x16_dwords(lines);
