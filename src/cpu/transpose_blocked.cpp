@@ -122,7 +122,7 @@ struct WorkSplit {
     }
     // Few rows into packed output rows: AVX-512 interleaves any 2 to 16 (AVX2: 2, 4 or 8).
     if (!right.empty()) transpose_edges_avx2(right, p.elem_size);
-    if (!bottom.empty() && !(isa == CpuIsa::avx512 && interleave_rows_avx512(bottom, p.elem_size)))
+    if (!bottom.empty() && !(isa == CpuIsa::avx512 && interleave_rows_avx512(bottom, p.elem_size, stores != TileStores::plain)))
       transpose_edges_avx2(bottom, p.elem_size);
   }
 };

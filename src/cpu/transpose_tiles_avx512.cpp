@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cpu/transpose_tiles_avx512.hpp"
 
+#include <cstdint>
 #include <utility>
 
 #include "cpu/tile_transpose_avx512.hpp"
@@ -23,126 +24,157 @@ namespace {
 // Few rows into packed output rows (planes interleaved: NCHW -> NHWC with 3 channels, RGB): R rows
 // of a block are one register each, K = 64 / E elements; output register o takes lane t from row
 // (o K + t) % R at column (o K + t) / R, that is R single-source permutes with one index vector
-// per o, blended by their masks. R^2 permutes per R lines written whole, so at most
-// kMaxInterleave rows (16: about one permute per 4 bytes). The inverse (few columns of packed
-// input rows) written the same way ran slower than the AVX2 records on Zen 5 (f32 2000000 x 13
-// 31 -> 13 GB/s: C output rows of one line per block), so it is not used.
+// per o, merged under their masks. R^2 permutes per R lines written whole, so at most
+// kMaxInterleave rows (16: about one permute per 4 bytes). R is a template argument: the index
+// vectors and masks are constants and the permutes unrolled (with R read at run time, Zen 5 ran
+// f32 12 x 20000 in cache at 17 GB/s, a fifth of the tiles' speed). The inverse (few columns of
+// packed input rows) written the same way ran slower than the AVX2 records on Zen 5 (f32 2000000
+// x 13 31 -> 13 GB/s: C output rows of one line per block), so it is not used.
 constexpr int kMaxInterleave = 16;
 
 template <int E>
-struct Lanes;  // the permute and the masked blend of E-byte elements, and their mask type
+struct Lanes;  // the permute merged under a mask, of E-byte elements, and the mask type
 template <>
 struct Lanes<1> {
   using Mask = __mmask64;
-  XPOSE_AVX512_INLINE static __m512i permute(__m512i idx, __m512i a) {
-    return _mm512_permutexvar_epi8(idx, a);
-  }
-  XPOSE_AVX512_INLINE static __m512i blend(__m512i acc, Mask m, __m512i a) {
-    return _mm512_mask_mov_epi8(acc, m, a);
+  XPOSE_AVX512_INLINE static __m512i merge(__m512i acc, Mask m, __m512i idx, __m512i a) {
+    return _mm512_mask_permutexvar_epi8(acc, m, idx, a);
   }
 };
 template <>
 struct Lanes<2> {
   using Mask = __mmask32;
-  XPOSE_AVX512_INLINE static __m512i permute(__m512i idx, __m512i a) {
-    return _mm512_permutexvar_epi16(idx, a);
-  }
-  XPOSE_AVX512_INLINE static __m512i blend(__m512i acc, Mask m, __m512i a) {
-    return _mm512_mask_mov_epi16(acc, m, a);
+  XPOSE_AVX512_INLINE static __m512i merge(__m512i acc, Mask m, __m512i idx, __m512i a) {
+    return _mm512_mask_permutexvar_epi16(acc, m, idx, a);
   }
 };
 template <>
 struct Lanes<4> {
   using Mask = __mmask16;
-  XPOSE_AVX512_INLINE static __m512i permute(__m512i idx, __m512i a) {
-    return _mm512_permutexvar_epi32(idx, a);
-  }
-  XPOSE_AVX512_INLINE static __m512i blend(__m512i acc, Mask m, __m512i a) {
-    return _mm512_mask_mov_epi32(acc, m, a);
+  XPOSE_AVX512_INLINE static __m512i merge(__m512i acc, Mask m, __m512i idx, __m512i a) {
+    return _mm512_mask_permutexvar_epi32(acc, m, idx, a);
   }
 };
 template <>
 struct Lanes<8> {
   using Mask = __mmask8;
-  XPOSE_AVX512_INLINE static __m512i permute(__m512i idx, __m512i a) {
-    return _mm512_permutexvar_epi64(idx, a);
-  }
-  XPOSE_AVX512_INLINE static __m512i blend(__m512i acc, Mask m, __m512i a) {
-    return _mm512_mask_mov_epi64(acc, m, a);
+  XPOSE_AVX512_INLINE static __m512i merge(__m512i acc, Mask m, __m512i idx, __m512i a) {
+    return _mm512_mask_permutexvar_epi64(acc, m, idx, a);
   }
 };
 
-// Index vector of E-byte lanes: lane t holds index[t].
-template <int E>
-XPOSE_AVX512 __m512i lane_indices(const int* index) {
-  constexpr int K = 64 / E;
-  alignas(64) unsigned char bytes[64] = {};
-  for (int t = 0; t < K; ++t) {
-    const auto v = static_cast<uint64_t>(index[t]);
-    for (int b = 0; b < E && b < 8; ++b) bytes[t * E + b] = static_cast<unsigned char>(v >> (8 * b));
-  }
-  return _mm512_load_si512(bytes);
-}
-
-// One block: out[o] = merge over sources s of permute(index[o], in[s]) under mask[o][s]; `n`
-// registers on each side.
-template <int E>
-struct MergePlan {
-  using Mask = typename Lanes<E>::Mask;
-  __m512i index[kMaxInterleave];
-  Mask mask[kMaxInterleave][kMaxInterleave];
-  int n = 0;
-
-  // Output lane (o, t) reads source lane `from(o K + t)` = {register, lane}.
-  template <class From>
-  XPOSE_AVX512 void build(int count, From from) {
-    n = count;
-    constexpr int K = 64 / E;
-    for (int o = 0; o < n; ++o) {
-      int lanes[K];
-      for (int s = 0; s < n; ++s) mask[o][s] = 0;
+// The constants of R rows of E-byte elements: output register o, lane t reads lane index[o][t]
+// of row register s where bit t of mask[o][s] is set.
+template <int E, int R>
+struct InterleaveTable {
+  static constexpr int K = 64 / E;
+  alignas(64) unsigned char index[R][64] = {};  // lane indices as E-byte little-endian lanes
+  uint64_t mask[R][R] = {};
+  constexpr InterleaveTable() {
+    for (int o = 0; o < R; ++o)
       for (int t = 0; t < K; ++t) {
-        const auto [reg, lane] = from(o * K + t);
-        lanes[t] = lane;
-        mask[o][reg] = static_cast<Mask>(mask[o][reg] | (Mask{1} << t));
+        const int m = o * K + t;
+        index[o][t * E] = static_cast<unsigned char>(m / R);
+        mask[o][m % R] |= uint64_t{1} << t;
       }
-      index[o] = lane_indices<E>(lanes);
-    }
-  }
-  // The permutes are independent; only the one-cycle blends form a chain.
-  XPOSE_AVX512_INLINE __m512i merge(int o, const __m512i* in) const {
-    __m512i acc = _mm512_setzero_si512();
-    for (int s = 0; s < n; ++s)
-      if (mask[o][s] != 0) acc = Lanes<E>::blend(acc, mask[o][s], Lanes<E>::permute(index[o], in[s]));
-    return acc;
   }
 };
+template <int E, int R>
+constexpr InterleaveTable<E, R> kInterleaveTable{};
 
-// The plan of this thread's last region with the same element size and count: a plan costs
-// thousands of cycles, and a batch of thin matrices comes one matrix at a time.
-template <int E, class From>
-XPOSE_AVX512 const MergePlan<E>& cached_plan(int count, From from) {
-  thread_local MergePlan<E> plan;
-  thread_local int cached = 0;  // the count planned; 0: none
-  if (cached != count) plan.build(count, from), cached = count;
-  return plan;
+// Writes a contiguous run of bytes handed over as consecutive 64-byte registers, streaming every
+// whole aligned line: a line that straddles two registers is one two-source byte permute of them.
+// The partial lines at the two ends of the run are ordinary masked stores.
+class ContiguousStream {
+ public:
+  XPOSE_AVX512 explicit ContiguousStream(unsigned char* first) : at_(first) {
+    const int offset = static_cast<int>(reinterpret_cast<uintptr_t>(first) & 63);
+    tail_ = offset;
+    pick_ = _mm512_add_epi8(iota(), _mm512_set1_epi8(static_cast<char>(64 - offset)));
+  }
+  XPOSE_AVX512_INLINE void put(__m512i v) {
+    if (tail_ == 0) {
+      _mm512_stream_si512(reinterpret_cast<__m512i*>(at_), v);
+    } else if (started_) {  // the line at at_ - tail_: the previous register's tail, v's head
+      _mm512_stream_si512(reinterpret_cast<__m512i*>(at_ - tail_), _mm512_permutex2var_epi8(previous_, pick_, v));
+    } else {
+      _mm512_mask_storeu_epi8(at_, ~uint64_t{0} >> tail_, v);
+    }
+    previous_ = v;
+    started_ = true;
+    at_ += 64;
+  }
+  // Writes the last register's tail; the run's next byte is at the returned address.
+  XPOSE_AVX512_INLINE unsigned char* finish() {
+    if (tail_ != 0 && started_)
+      _mm512_mask_storeu_epi8(at_ - tail_, (uint64_t{1} << tail_) - 1,
+                              _mm512_permutex2var_epi8(previous_, pick_, previous_));
+    return at_;
+  }
+
+ private:
+  XPOSE_AVX512_INLINE static __m512i iota() {
+    return _mm512_set_epi8(63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43,
+                           42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22,
+                           21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+  }
+  unsigned char* at_;
+  int tail_;  // bytes of a register that fall into the next aligned line: the run's offset in its line
+  bool started_ = false;
+  __m512i pick_;
+  __m512i previous_ = _mm512_setzero_si512();
+};
+
+// Output register o of a block of R row registers.
+template <int E, int R, int O>
+XPOSE_AVX512_INLINE __m512i interleaved(const __m512i* x) {
+  using Mask = typename Lanes<E>::Mask;
+  constexpr const InterleaveTable<E, R>& table = kInterleaveTable<E, R>;
+  const __m512i idx = _mm512_load_si512(table.index[O]);
+  __m512i acc = _mm512_setzero_si512();
+#pragma GCC unroll 16
+  for (int s = 0; s < R; ++s)
+    if (table.mask[O][s] != 0) acc = Lanes<E>::merge(acc, static_cast<Mask>(table.mask[O][s]), idx, x[s]);
+  return acc;
 }
 
-template <int E>
-XPOSE_AVX512 void interleave_rows_of_size(const TileRegion& r) {
+template <int E, int R, int... O>
+XPOSE_AVX512_INLINE void interleave_registers(const __m512i* x, __m512i* y, std::integer_sequence<int, O...>) {
+  ((y[O] = interleaved<E, R, O>(x)), ...);
+}
+
+// The R output registers of the block whose row pieces start at `in` (rows ld apart).
+template <int E, int R>
+XPOSE_AVX512_INLINE void interleave_block(const unsigned char* in, int64_t ld, __m512i* y) {
+  __m512i x[R];
+#pragma GCC unroll 16
+  for (int q = 0; q < R; ++q) x[q] = _mm512_loadu_si512(in + q * ld);
+  interleave_registers<E, R>(x, y, std::make_integer_sequence<int, R>{});
+}
+
+template <int E, int R>
+XPOSE_AVX512 void interleave_rows_fixed(const TileRegion& r, bool stream) {
   constexpr int K = 64 / E;
-  const int rows = static_cast<int>(r.row_end - r.row_begin);
-  const MergePlan<E>& plan = cached_plan<E>(rows, [rows](int m) {
-    return std::pair<int, int>{m % rows, m / rows};
-  });
   const unsigned char* in = r.in + r.row_begin * r.ld_in;
   unsigned char* out = r.out + r.row_begin * E;  // output row j at out + j * ld_out, packed
   int64_t j = r.col_begin;
-  for (; j + K <= r.col_end; j += K) {
-    __m512i x[kMaxInterleave];
-    for (int q = 0; q < rows; ++q) x[q] = _mm512_loadu_si512(in + q * r.ld_in + j * E);
-    unsigned char* dst = out + j * r.ld_out;
-    for (int o = 0; o < rows; ++o) _mm512_storeu_si512(dst + 64 * o, plan.merge(o, x));
+  if (stream) {
+    ContiguousStream writer(out + j * r.ld_out);
+    for (; j + K <= r.col_end; j += K) {
+      __m512i y[R];
+      interleave_block<E, R>(in + j * E, r.ld_in, y);
+#pragma GCC unroll 16
+      for (int o = 0; o < R; ++o) writer.put(y[o]);
+    }
+    writer.finish();
+  } else {
+    for (; j + K <= r.col_end; j += K) {
+      __m512i y[R];
+      interleave_block<E, R>(in + j * E, r.ld_in, y);
+      unsigned char* dst = out + j * r.ld_out;
+#pragma GCC unroll 16
+      for (int o = 0; o < R; ++o) _mm512_storeu_si512(dst + 64 * o, y[o]);
+    }
   }
   if (j < r.col_end) {
     TileRegion rest = r;
@@ -151,22 +183,29 @@ XPOSE_AVX512 void interleave_rows_of_size(const TileRegion& r) {
   }
 }
 
+template <int E, int... R>
+XPOSE_AVX512 bool interleave_rows_of_size(const TileRegion& r, bool stream, std::integer_sequence<int, R...>) {
+  const int64_t rows = r.row_end - r.row_begin;
+  return ((rows == R + 2 ? (interleave_rows_fixed<E, R + 2>(r, stream), true) : false) || ...);
+}
+
 }  // namespace
 
-bool interleave_rows_avx512(const TileRegion& r, int elem_size) {
+bool interleave_rows_avx512(const TileRegion& r, int elem_size, bool stream) {
   const int64_t rows = r.row_end - r.row_begin;
   if (elem_size > 8 || rows < 2 || rows > kMaxInterleave || rows > 64 / elem_size ||
       r.ld_out != rows * elem_size)
     return false;
+  constexpr auto kCounts = std::make_integer_sequence<int, kMaxInterleave - 1>{};  // 2 .. 16
   switch (elem_size) {
     case 1:
-      return interleave_rows_of_size<1>(r), true;
+      return interleave_rows_of_size<1>(r, stream, kCounts);
     case 2:
-      return interleave_rows_of_size<2>(r), true;
+      return interleave_rows_of_size<2>(r, stream, kCounts);
     case 4:
-      return interleave_rows_of_size<4>(r), true;
+      return interleave_rows_of_size<4>(r, stream, kCounts);
     default:
-      return interleave_rows_of_size<8>(r), true;
+      return interleave_rows_of_size<8>(r, stream, std::make_integer_sequence<int, 64 / 8 - 1>{});  // 2 .. 8
   }
 }
 
@@ -216,7 +255,7 @@ namespace xpose::detail {
 
 bool avx512_tiles_available() { return false; }
 void transpose_tiles_avx512(const TileRegion&, int, TileStores, const StripJoins&, int, int) {}
-bool interleave_rows_avx512(const TileRegion&, int) { return false; }
+bool interleave_rows_avx512(const TileRegion&, int, bool) { return false; }
 void stream_fence() {}
 
 }  // namespace xpose::detail

@@ -25,8 +25,9 @@ void transpose_tiles_avx512(const TileRegion& region, int elem_size, TileStores 
                             const StripJoins& joins, int prefetch_tiles, int wide);
 
 // A region of 2 to 16 rows (at most 64 / elem_size) into packed output rows of that many elements
-// (ld_out == rows * elem_size), 1- to 8-byte elements, in masked permutes of whole lines. False
-// (nothing written) for any other region.
-bool interleave_rows_avx512(const TileRegion& region, int elem_size);
+// (ld_out == rows * elem_size), 1- to 8-byte elements, in masked permutes of whole lines; with
+// `stream`, the output's whole aligned lines are streaming stores (stream_fence() before another
+// thread reads them). False (nothing written) for any other region.
+bool interleave_rows_avx512(const TileRegion& region, int elem_size, bool stream);
 
 }  // namespace xpose::detail
