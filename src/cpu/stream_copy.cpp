@@ -33,6 +33,25 @@ void stream_copy(unsigned char* dst, const unsigned char* src, int64_t bytes) {
 
 }  // namespace
 
+void stream_staged_lines(unsigned char* dst, const unsigned char* staged, int64_t begin, int64_t end) {
+  if (end <= begin) return;
+#if defined(XPOSE_HAVE_SSE2_STREAMS)
+  const int64_t first_whole = (begin + 63) / 64 * 64, last_whole = end / 64 * 64;
+  if (first_whole >= last_whole) {
+    std::memcpy(dst + begin, staged + begin, static_cast<std::size_t>(end - begin));
+    return;
+  }
+  std::memcpy(dst + begin, staged + begin, static_cast<std::size_t>(first_whole - begin));
+  for (int64_t k = first_whole; k < last_whole; k += 64)
+    for (int v = 0; v < 4; ++v)
+      _mm_stream_si128(reinterpret_cast<__m128i*>(dst + k + 16 * v),
+                       _mm_load_si128(reinterpret_cast<const __m128i*>(staged + k + 16 * v)));
+  std::memcpy(dst + last_whole, staged + last_whole, static_cast<std::size_t>(end - last_whole));
+#else
+  std::memcpy(dst + begin, staged + begin, static_cast<std::size_t>(end - begin));
+#endif
+}
+
 void parallel_stream_copy(void* dst, const void* src, int64_t bytes, int threads) {
   if (bytes <= 0) return;
   const int n = threads_for(threads, bytes);

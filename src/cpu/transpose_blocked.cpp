@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "cpu/cpu_caches.hpp"
+#include "cpu/stream_copy.hpp"
 #include "cpu/tile_region.hpp"
 #include "cpu/transpose_scalar.hpp"
 #include "cpu/thread_pool.hpp"
@@ -70,6 +71,40 @@ void transpose_scalar_of_size(const TileRegion& r, int elem_size) {
   }
 }
 
+// One rectangle of a matrix: whole tiles with the tile loop, what is left at the bottom and the
+// right with the edge code. `tiled_rows_end`: the end of the matrix's whole rows of tiles (a strip
+// that ends above it has a whole tile below to join when streaming).
+void transpose_region(const TileRegion& r, int elem_size, CpuIsa isa, TileStores stores, int prefetch_tiles,
+                      int wide, int64_t tiled_rows_end) {
+  if (isa == CpuIsa::portable) return transpose_scalar_of_size(r, elem_size);
+  const int64_t edge = tile_edge(elem_size);
+  const int64_t rows_end = r.row_begin + (r.row_end - r.row_begin) / edge * edge;
+  const int64_t cols_end = r.col_begin + (r.col_end - r.col_begin) / edge * edge;
+  TileRegion tiles = r, bottom = r, right = r;
+  tiles.row_end = right.row_end = rows_end;
+  tiles.col_end = cols_end;
+  bottom.row_begin = rows_end;
+  right.col_begin = cols_end;
+  // Strips start on whole tiles, so a strip below with rows has a whole tile to join.
+  StripJoins joins;
+  joins.head_written_above = tiles.row_begin > 0;
+  joins.complete_below = tiles.row_end == r.row_end && tiles.row_end < tiled_rows_end;
+  // Both sets take the edges with the AVX2 code (whole tiles, then 16-byte records,
+  // interleaves): on Zen 5 it ran 2 to 3x faster than AVX-512 masked partial tiles, in cache and
+  // on thin matrices in memory (docs/cpu.md).
+  if (!tiles.empty()) {
+    if (isa == CpuIsa::avx512)
+      transpose_tiles_avx512(tiles, elem_size, stores, joins, prefetch_tiles, wide);
+    else
+      transpose_tiles_avx2(tiles, elem_size, stores, joins, prefetch_tiles, wide);
+  }
+  // Few rows into packed output rows: AVX-512 interleaves any 2 to 16 (AVX2: 2, 4 or 8).
+  if (!right.empty()) transpose_edges_avx2(right, elem_size);
+  if (!bottom.empty() &&
+      !(isa == CpuIsa::avx512 && interleave_rows_avx512(bottom, elem_size, stores != TileStores::plain)))
+    transpose_edges_avx2(bottom, elem_size);
+}
+
 // The problem cut into units: batch x strips of rows x panels of columns. Strips and panels are
 // whole tiles except the last ones; units are numbered matrix by matrix, strip by strip.
 struct WorkSplit {
@@ -97,35 +132,69 @@ struct WorkSplit {
                  std::min(p.rows, (strip + 1) * strip_rows),
                  panel * panel_cols,
                  std::min(p.cols, (panel + 1) * panel_cols)};
-    if (isa == CpuIsa::portable) return transpose_scalar_of_size(r, p.elem_size);
-    // Whole tiles with the streaming loop; what is left at the bottom and the right with the
-    // edge code.
-    const int64_t rows_end = r.row_begin + (r.row_end - r.row_begin) / edge * edge;
-    const int64_t cols_end = r.col_begin + (r.col_end - r.col_begin) / edge * edge;
-    TileRegion tiles = r, bottom = r, right = r;
-    tiles.row_end = right.row_end = rows_end;
-    tiles.col_end = cols_end;
-    bottom.row_begin = rows_end;
-    right.col_begin = cols_end;
-    // Strips start on whole tiles, so a strip below with rows has a whole tile to join.
-    StripJoins joins;
-    joins.head_written_above = tiles.row_begin > 0;
-    joins.complete_below = tiles.row_end == r.row_end && tiles.row_end < p.rows / edge * edge;
-    // Both sets take the edges with the AVX2 code (whole tiles, then 16-byte records,
-    // interleaves): on Zen 5 it ran 2 to 3x faster than AVX-512 masked partial tiles, in cache and
-    // on thin matrices in memory (docs/cpu.md).
-    if (!tiles.empty()) {
-      if (isa == CpuIsa::avx512)
-        transpose_tiles_avx512(tiles, p.elem_size, stores, joins, prefetch_tiles, wide);
-      else
-        transpose_tiles_avx2(tiles, p.elem_size, stores, joins, prefetch_tiles, wide);
-    }
-    // Few rows into packed output rows: AVX-512 interleaves any 2 to 16 (AVX2: 2, 4 or 8).
-    if (!right.empty()) transpose_edges_avx2(right, p.elem_size);
-    if (!bottom.empty() && !(isa == CpuIsa::avx512 && interleave_rows_avx512(bottom, p.elem_size, stores != TileStores::plain)))
-      transpose_edges_avx2(bottom, p.elem_size);
+    transpose_region(r, p.elem_size, isa, stores, prefetch_tiles, wide, p.rows / edge * edge);
   }
 };
+
+// Outputs whose rows are short and packed, matrix after matrix (ld_out = rows, stride_out = rows x
+// cols): the whole output is one run of bytes, but a row of at most kStagedRowBytes is a few
+// lines whose ends are parts of lines shared with the next row, which a row-by-row streaming
+// writer can only write with ordinary stores (each read for ownership first), and the edge code
+// writes its part of every row that way. Instead each thread transposes a chunk of its output
+// rows into an L1 buffer that mirrors the output's line alignment and streams the chunk's whole
+// lines from there; the part line at the chunk's end moves to the next chunk's buffer.
+constexpr int64_t kStagedRowBytes = 1024;
+constexpr int64_t kStageBytes = 16 << 10;
+
+bool packed_output_run(const Transpose2D& p) {
+  return p.ld_out == p.rows && (p.batch == 1 || p.stride_out == p.rows * p.cols);
+}
+
+void transpose_staged_run(const unsigned char* in, unsigned char* out, const Transpose2D& p, int threads,
+                          CpuIsa isa, int prefetch_tiles) {
+  const int64_t e = p.elem_size, row_bytes = p.rows * e;
+  const int64_t out_rows = p.batch * p.cols;  // (matrix, column) pairs in output order
+  // Whole columns of tiles per chunk: a part column goes through the edge code.
+  const int64_t edge = tile_edge(p.elem_size);
+  const int64_t chunk_rows = std::max<int64_t>(1, kStageBytes / row_bytes / edge) * edge;
+  parallel_for(threads, [&](int t, int count) {
+    const int64_t first = out_rows * t / count, last = out_rows * (t + 1) / count;
+    if (first >= last) return;
+    alignas(64) unsigned char stage[std::max(kStageBytes, 64 * kStagedRowBytes) + 128];  // a chunk, a line each side
+    unsigned char* next = out + first * row_bytes;  // the run's next byte to write
+    const int64_t head = static_cast<int64_t>(reinterpret_cast<uintptr_t>(next) & 63);
+    unsigned char* line = next - head;  // the output line that stage[0] mirrors
+    int64_t carried = head;             // bytes of stage[0, 64) before the next chunk
+    int64_t valid_from = head;          // stage bytes before it are not this thread's
+    for (int64_t u = first; u < last;) {
+      const int64_t u_end = std::min(last, u + chunk_rows);
+      // The next chunk's input lines (its first matrix), a chunk ahead: with many rows, more
+      // streams than the hardware prefetcher follows.
+      if (u_end < last) {
+        const int64_t m = u_end / p.cols, c0 = u_end % p.cols, c1 = std::min(p.cols, c0 + chunk_rows);
+        const unsigned char* base = in + (m * p.stride_in + c0) * e;
+        for (int64_t i = 0; i < p.rows; ++i)
+          for (int64_t b = 0; b < (c1 - c0) * e; b += 64) __builtin_prefetch(base + i * p.ld_in * e + b);
+      }
+      for (int64_t v = u; v < u_end;) {  // one piece per matrix the chunk touches
+        const int64_t m = v / p.cols, c0 = v % p.cols, c1 = std::min(p.cols, c0 + (u_end - v));
+        const TileRegion r{in + (m * p.stride_in + c0) * e, stage + carried + (v - u) * row_bytes, p.ld_in * e,
+                           row_bytes, 0, p.rows, 0, c1 - c0};
+        transpose_region(r, p.elem_size, isa, TileStores::plain, prefetch_tiles, 1, 0);
+        v += c1 - c0;
+      }
+      const int64_t end = carried + (u_end - u) * row_bytes;
+      const int64_t whole = u_end == last ? end : end / 64 * 64;
+      stream_staged_lines(line, stage, valid_from, whole);
+      carried = end - whole;
+      std::memmove(stage, stage + whole, static_cast<std::size_t>(carried));
+      line += whole;
+      valid_from = 0;
+      u = u_end;
+    }
+    stream_fence();
+  });
+}
 
 TileStores choose_stores(const void* out, const Transpose2D& p, int64_t stream_from) {
   if (p.bytes() < stream_from) return TileStores::plain;
@@ -180,6 +249,12 @@ void transpose_blocked(const void* in, void* out, const Transpose2D& p, int thre
   const int64_t stream_from =
       options.stream_from_bytes >= 0 ? options.stream_from_bytes : stream_from_bytes();
   const TileStores stores = choose_stores(out, p, stream_from);
+  if (vector && stores != TileStores::plain && packed_output_run(p) &&
+      p.rows >= edge && p.rows * p.elem_size <= kStagedRowBytes) {
+    transpose_staged_run(static_cast<const unsigned char*>(in), static_cast<unsigned char*>(out), p, n, isa,
+                         prefetch_tiles(p.elem_size));
+    return;
+  }
   // Ordinary stores walk one column of tiles: they read each output line into L1, and a visit of
   // four columns writes 4 x edge output rows at one column offset, which at power-of-two strides
   // share an L1 set (Zen 5, in cache: f32 256^2 47 -> 85 GB/s with one column, u8 1024^2 17 -> 20;

@@ -141,6 +141,16 @@ TEST_P(CpuIsaPath, SmallMatrixBatchesMatchReference) {
                     {1, 2, 3});
 }
 
+// Short output rows packed matrix after matrix (rows of at most 1 KiB): with streaming stores the
+// output is staged chunk by chunk in a buffer that mirrors its line alignment; chunks that cross
+// matrices, thread ranges that start inside a matrix, partial lines carried between chunks.
+TEST_P(CpuIsaPath, ShortPackedOutputRowsMatchReference) {
+  expect_transposes(GetParam(),
+                    {{70, 50, 0, 0, 9}, {130, 20, 0, 0, 5}, {40, 3000}, {17, 700, 0, 0, 3}, {64, 64, 0, 0, 4},
+                     {250, 33, 0, 0, 2}},
+                    {1, 2, 3});
+}
+
 TEST_P(CpuIsaPath, PermuteMatchesReference) {
   const Permutation permutations[] = {
       {{2, 48, 7, 9}, {0, 2, 3, 1}, {}, {}},    // NCHW -> NHWC (a batch of 2D slices)
