@@ -151,6 +151,16 @@ TEST_P(CpuIsaPath, ShortPackedOutputRowsMatchReference) {
                     {1, 2, 3});
 }
 
+// Few columns (at most 256 bytes of each input row) into long output rows: with streaming stores
+// each output row is a staged run; padded rows, batches, thread ranges that start inside a
+// matrix, last chunks shorter than the others.
+TEST_P(CpuIsaPath, FewColumnsIntoLongRowsMatchReference) {
+  expect_transposes(GetParam(),
+                    {{5000, 3}, {3001, 21, 25, 3100}, {700, 10, 0, 0, 4}, {2000, 64}, {1500, 17, 0, 0, 3},
+                     {4100, 2, 2, 4103}},
+                    {1, 2, 3});
+}
+
 TEST_P(CpuIsaPath, PermuteMatchesReference) {
   const Permutation permutations[] = {
       {{2, 48, 7, 9}, {0, 2, 3, 1}, {}, {}},    // NCHW -> NHWC (a batch of 2D slices)
