@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -128,8 +129,21 @@ void copy_tile_runs(const unsigned char* src, unsigned char* dst, const Walk& w,
   }
 }
 
+// copy_tile for runs of 1 to kMaxFixedRun bytes: a copy of a size known at compile time is a move
+// or two overlapping ones, where a run-time size is a call to memcpy (runs of 7 bytes, u8 `17 155
+// 29 120 7 / 1 2 3 0 4`: 9% of memcpy through the call).
+constexpr int kMaxFixedRun = 64;
+using CopyTile = void (*)(const unsigned char*, unsigned char*, const Walk&, int64_t, int64_t, int64_t, int64_t);
+
+template <int... Bytes>
+CopyTile fixed_run_copy(int64_t run, std::integer_sequence<int, Bytes...>) {
+  static constexpr CopyTile kCopies[] = {copy_tile<Bytes + 1>...};
+  return run >= 1 && run <= static_cast<int64_t>(sizeof...(Bytes)) ? kCopies[run - 1] : nullptr;
+}
+
 // Any layout: units are (outer index, tile row, tile column).
 void permute_tiles(const unsigned char* in, unsigned char* out, const Walk& w, int threads, int64_t bytes) {
+  const CopyTile copy = fixed_run_copy(w.run, std::make_integer_sequence<int, kMaxFixedRun>{});
   const int64_t tiles_x = (w.x.size + w.block_x - 1) / w.block_x;
   const int64_t tiles_y = (w.y.size + w.block_y - 1) / w.block_y;
   const int64_t units = w.outer.total * tiles_y * tiles_x;
@@ -143,14 +157,8 @@ void permute_tiles(const unsigned char* in, unsigned char* out, const Walk& w, i
       const int64_t y0 = ty * w.block_y, y1 = std::min(w.y.size, y0 + w.block_y);
       const unsigned char* src = in + in_offset;
       unsigned char* dst = out + out_offset;
-      switch (w.run) {
-        case 1: copy_tile<1>(src, dst, w, x0, x1, y0, y1); break;
-        case 2: copy_tile<2>(src, dst, w, x0, x1, y0, y1); break;
-        case 4: copy_tile<4>(src, dst, w, x0, x1, y0, y1); break;
-        case 8: copy_tile<8>(src, dst, w, x0, x1, y0, y1); break;
-        case 16: copy_tile<16>(src, dst, w, x0, x1, y0, y1); break;
-        default: copy_tile_runs(src, dst, w, x0, x1, y0, y1); break;
-      }
+      if (copy) copy(src, dst, w, x0, x1, y0, y1);
+      else copy_tile_runs(src, dst, w, x0, x1, y0, y1);
     }
   });
 }
