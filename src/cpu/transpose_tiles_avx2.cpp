@@ -579,14 +579,16 @@ void interleave_rows(const TileRegion& r) {
   }
 }
 
-// R rows of 4- or 8-byte elements into packed output rows, any R from 2 to kMaxPermuteInterleave:
+// R rows of 4- or 8-byte elements into packed output rows, any R from 2 to kMaxPermuteInterleave
+// (fewer than a tile's rows: f32 up to 15, f64 up to 7):
 // each row of a block is one register of K = 32 / E elements, and output register o takes
 // element t from row (oK + t) % R at column (oK + t) / R: R cross-lane dword permutes
 // (`vpermd`, 8-byte elements as dword pairs) per output register, merged by blends whose masks,
 // like the index vectors, are constants of R (the AVX-512 interleave's method, on half the lanes).
 // Zen 5 with the AVX2 set forced, 2 threads, GB/s against the records: f32 3 x 5000000 34-39 ->
-// 72-80, f64 6 x 1000000 38 -> 83-89, NCHW -> NHWC 64 x 3 x 224 x 224 f32 27 -> 54.
-constexpr int kMaxPermuteInterleave = 8;
+// 72-80, f64 6 x 1000000 38 -> 83-89, NCHW -> NHWC 64 x 3 x 224 x 224 f32 27 -> 54, f32 15 x
+// 1000000 33 -> 45-54 (R^2 permutes per R lines: 11 rows level with the records).
+constexpr int kMaxPermuteInterleave = 16;
 
 template <int E, int R>
 struct PermuteInterleaveTable {
