@@ -285,6 +285,24 @@ TEST(PermuteCuda, TiledShiftedFormsMatchReference) {
   }
 }
 
+// More tiles than the GPU holds blocks, so that each block of the tiled kernel walks several
+// tiles with its two tables: tiny tiles (element forms), odd extents (vectors, shifted forms and
+// edge tiles), a padded input view, size-1 dims, every element size, pointers off 16 bytes.
+TEST(PermuteCuda, TiledBlocksWalkingManyTilesMatchReference) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const std::vector<Permutation> cases{{{20011, 3, 5}, {0, 2, 1}, {}, {}},
+                                       {{1201, 33, 47}, {0, 2, 1}, {}, {}},
+                                       {{3, 101, 7, 65, 9}, {2, 4, 0, 3, 1}, {}, {}},
+                                       {{700, 40, 35}, {0, 2, 1}, {40 * 37, 37, 1}, {}},
+                                       {{1, 900, 1, 29, 53}, {2, 0, 4, 3, 1}, {}, {}}};
+  for (const Permutation& p : cases)
+    for (DType type : xpose_test::one_dtype_per_size()) {
+      const std::size_t e = xpose::size_of(type);
+      expect_permutes("tiled", p, type);
+      expect_permutes("tiled", p, type, e % 16, 3 * e % 16);
+    }
+}
+
 // Short axes on both sides (the packed kernel's layouts): "auto" against the reference, with
 // pointers off the load and store words.
 TEST(PermuteCuda, ShortAxesMatchReference) {
