@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The N-D permute kernels. Thin __global__ functions: the per-tile work of the tiled kernel is in
 // cuda/permute_tile.hpp, the index arithmetic in cuda/permute_params.hpp (both tested on the CPU).
-#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
@@ -16,15 +15,15 @@ namespace {
 constexpr int kCopyThreads = 256;
 constexpr int kItemsPerThread = 4;  // loads in flight per thread in gather and naive
 
-// Tiles are walked with the column tile fastest (neighbouring input runs at the same time), then
-// the row tile, then the batch.
+// Tiles are walked in the order of TiledParams::group_cols (tile_origin): the hardware starts
+// blocks in index order, so that order decides which tiles are in flight together.
 // 5 blocks per SM (at most 48 registers; f16 spills 8 bytes) against 4 (64 registers), ttc57 on
 // an H100 in the same runs, min / median % of memcpy: f32 79.1 / 92.8 -> 82.0 / 93.6, u8 68.5 /
 // 91.6 -> 71.0 / 91.2, f64 87.2 / 95.6 -> 90.8 / 95.9, f16 84.6 / 92.9 -> 86.4 / 92.5; 3 blocks: f32
-// 72.6 / 89.6. One tile in flight per block: more blocks keep more loads in flight.
-// The grid is what the GPU holds at once (at most) and each block walks its tiles in turn with two
-// tables: it fills the next tile's while it stores this one, so a tile costs two barriers, and the
-// origin's divisions and the tables' digits overlap the stores instead of holding up the loads.
+// 72.6 / 89.6. One tile per block, three barriers per tile: more blocks keep more loads in flight.
+// A resident grid whose blocks walk their tiles in turn (the next tile's tables filled during this
+// one's stores, two barriers per tile) lost 10-55% on every case measured: its blocks drift apart,
+// and the tiles in flight then spread over the tensor instead of lying side by side.
 // ShiftedLoads, ShiftedStores: TiledAgent::load_shifted, store_shifted (runs off 16 bytes) instead
 // of the aligned-vector or element forms of load and store. Shifted stores hold two row blocks of
 // words: 4 blocks per SM (64 registers); at 5, 1-byte elements spilled up to 100 bytes.
@@ -33,16 +32,13 @@ __global__ void __launch_bounds__(kTiledThreads, ShiftedStores ? 4 : 5)
     permute_tiled_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out,
                          const __grid_constant__ TiledParams p, bool in_vectors, bool out_vectors) {
   __shared__ __align__(16) uint8_t tile[kTiledSharedBytes];
-  __shared__ int64_t row_in[2][kMaxTileEdge];
-  __shared__ int64_t col_out[2][kMaxTileEdge];
-  const int thread = static_cast<int>(threadIdx.x), threads = static_cast<int>(blockDim.x);
-  int64_t t = blockIdx.x;
-  if (t >= p.tiles) return;
-  TileOrigin origin = tile_origin(p, t);
-  TiledAgent<Size>{p, thread, threads, tile, row_in[0], col_out[0]}.fill_tables(origin);
-  __syncthreads();
-  for (int buffer = 0;; buffer ^= 1) {
-    const TiledAgent<Size> agent{p, thread, threads, tile, row_in[buffer], col_out[buffer]};
+  __shared__ int64_t row_in[kMaxTileEdge];
+  __shared__ int64_t col_out[kMaxTileEdge];
+  const TiledAgent<Size> agent{p, static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x), tile, row_in, col_out};
+  for (int64_t t = blockIdx.x; t < p.tiles; t += gridDim.x) {
+    const TileOrigin origin = tile_origin(p, t);
+    agent.fill_tables(origin);
+    __syncthreads();
     if constexpr (ShiftedLoads)
       agent.load_shifted(origin, in);
     else
@@ -52,14 +48,7 @@ __global__ void __launch_bounds__(kTiledThreads, ShiftedStores ? 4 : 5)
       agent.store_shifted(origin, out);
     else
       agent.store(origin, out, out_vectors);
-    const int64_t next = t + gridDim.x;
-    if (next < p.tiles) {
-      origin = tile_origin(p, next);
-      TiledAgent<Size>{p, thread, threads, tile, row_in[buffer ^ 1], col_out[buffer ^ 1]}.fill_tables(origin);
-    }
-    __syncthreads();  // the next tile's loads overwrite the tile; its tables are filled
-    if (next >= p.tiles) break;
-    t = next;
+    __syncthreads();  // the next tile reuses the tables and the tile
   }
 }
 
@@ -226,44 +215,26 @@ Status launch_permute_packed(const void* in, void* out, const PackedParams& p, g
   return gpu::check_launch("permute_packed");
 }
 
-// Blocks of a tiled kernel that one multiprocessor holds at once (asked once per instantiation).
-template <int Size, bool ShiftedLoads, bool ShiftedStores>
-int tiled_blocks_per_sm() {
-  static const int per_sm = [] {
-    int blocks = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, permute_tiled_kernel<Size, ShiftedLoads, ShiftedStores>,
-                                                      kTiledThreads, 0) != cudaSuccess || blocks < 1)
-      blocks = 1;
-    return blocks;
-  }();
-  return per_sm;
-}
-
 Status launch_permute_tiled(const void* in, void* out, const TiledParams& p, gpu::Stream stream) {
   if (p.tiles == 0) return Status::ok;
   const bool in_vectors = p.in_vectors && aligned16(in), out_vectors = p.out_vectors && aligned16(out);
   const bool shifted_in = !in_vectors && p.in_shifted, shifted_out = !out_vectors && p.out_shifted;
   const auto* src = static_cast<const uint8_t*>(in);
   auto* dst = static_cast<uint8_t*>(out);
+  const unsigned grid = blocks_for(p.tiles, 1);
   bool launched = dispatch_size(p.elem_size, [&](auto size) {
     constexpr int kSize = decltype(size)::value;
-    const auto launch = [&](auto shifted_loads, auto shifted_stores) {
-      constexpr bool kLoads = decltype(shifted_loads)::value, kStores = decltype(shifted_stores)::value;
-      // At most the blocks the GPU holds at once: each walks its tiles in turn (the kernel above).
-      const int64_t resident = int64_t{tiled_blocks_per_sm<kSize, kLoads, kStores>()} * gpu::multiprocessor_count();
-      permute_tiled_kernel<kSize, kLoads, kStores><<<blocks_for(std::min(p.tiles, resident), 1), kTiledThreads, 0,
-                                                     stream>>>(src, dst, p, in_vectors, out_vectors);
+    const auto launch = [&](auto kernel) {
+      kernel<<<grid, kTiledThreads, 0, stream>>>(src, dst, p, in_vectors, out_vectors);
     };
-    using Yes = std::true_type;
-    using No = std::false_type;
     if constexpr (kSize <= 2) {  // shifted stores: 1- and 2-byte elements (make_tiled_params)
-      if (shifted_in && shifted_out) return launch(Yes{}, Yes{});
-      if (shifted_out) return launch(No{}, Yes{});
+      if (shifted_in && shifted_out) return launch(permute_tiled_kernel<kSize, true, true>);
+      if (shifted_out) return launch(permute_tiled_kernel<kSize, false, true>);
     }
     if constexpr (kSize < 16) {  // 16-byte elements are always aligned
-      if (shifted_in) return launch(Yes{}, No{});
+      if (shifted_in) return launch(permute_tiled_kernel<kSize, true, false>);
     }
-    launch(No{}, No{});
+    launch(permute_tiled_kernel<kSize, false, false>);
   });
   if (!launched) return detail::fail(Status::internal_error, "permute_tiled: unsupported element size");
   return gpu::check_launch("permute_tiled");

@@ -150,7 +150,15 @@ struct TiledParams {
   int64_t batch_out_stride[kMaxAxes] = {};
   // Tiles: powers of two, rows x cols at most the tile kernel's shared memory.
   int log2_tile_rows = 0, log2_tile_cols = 0;
-  FastDivisor col_tiles, row_tiles;
+  int64_t col_tiles = 0, row_tiles = 0;
+  // The walk (tile_origin): per batch, groups of group_cols column tiles; in a group the column
+  // tile fastest, then the row tile. group_cols = col_tiles walks column tiles first over the whole
+  // view, 1 walks row tiles first.
+  int64_t group_cols = 1;
+  FastDivisor batch_tiles;   // col_tiles * row_tiles
+  FastDivisor group_tiles;   // group_cols * row_tiles
+  FastDivisor group_width;   // group_cols
+  FastDivisor last_width;    // the column tiles of the last group
   int64_t tiles = 0;
   // Strides allow 16-byte vectors along tile rows (loads) and tile columns (stores); the
   // pointers are checked at launch.
@@ -179,6 +187,9 @@ struct TiledParams {
 // `params` with the tile shape of TiledTuning for its element size, else says why.
 bool make_tiled_params(const detail::PermuteLayout& layout, TiledParams* params, std::string* why);
 
+// Sets the walk of `p` (TiledParams::group_cols, 1 to col_tiles) and its divisors.
+void set_tiled_walk(TiledParams* p, int64_t group_cols);
+
 // Where one tile lies: its first row and column, how many of each it has, and the offsets of its
 // batch.
 struct TileOrigin {
@@ -189,9 +200,12 @@ struct TileOrigin {
 
 XPOSE_HOST_DEVICE inline TileOrigin tile_origin(const TiledParams& p, int64_t tile) {
   TileOrigin o;
-  int64_t rest = 0, batch = 0;
-  const int64_t col_tile = p.col_tiles.divide_remainder(tile, &rest);
-  const int64_t row_tile = p.row_tiles.divide_remainder(rest, &batch);
+  int64_t batch = 0, group = 0, row_tile = 0;
+  const int64_t within = p.batch_tiles.divide_remainder(tile, &batch);
+  const int64_t in_group = p.group_tiles.divide_remainder(within, &group);
+  const int64_t first_col = group * p.group_cols;
+  const FastDivisor& width = first_col + p.group_cols <= p.col_tiles ? p.group_width : p.last_width;
+  const int64_t col_tile = first_col + width.divide_remainder(in_group, &row_tile);
   o.col0 = col_tile << p.log2_tile_cols;
   o.row0 = row_tile << p.log2_tile_rows;
   const int64_t tile_cols = int64_t{1} << p.log2_tile_cols, tile_rows = int64_t{1} << p.log2_tile_rows;
