@@ -2,7 +2,6 @@
 #include "cuda/permute_params.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 
 namespace xpose::cuda {
 namespace {
@@ -227,9 +226,7 @@ bool make_tiled_params(const detail::PermuteLayout& layout, TiledParams* params,
   p.col_tiles = col_tiles;
   p.row_tiles = row_tiles;
   p.tiles = col_tiles * row_tiles * batches;
-  int64_t group = col_tiles;
-  if (const char* env = std::getenv("XPOSE_T_GROUP")) group = std::atoll(env) > 0 ? std::min<int64_t>(std::atoll(env), col_tiles) : col_tiles;
-  set_tiled_walk(&p, group);
+  set_tiled_walk(&p, std::min(col_tiles, kTiledGroupCols));
 
   // 16-byte vectors: V elements in a row (loads) or a column (stores) of the tile, each starting
   // at a multiple of V elements from a 16-byte aligned pointer.

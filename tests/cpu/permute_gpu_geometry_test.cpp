@@ -25,26 +25,21 @@ using xpose::Permutation;
 using xpose::detail::PermuteLayout;
 namespace cuda = xpose::cuda;
 
-// Every thread of a 256-thread block, phase by phase, tile by tile, in the kernel's order: one
-// block walks every tile with two tables, filling the next tile's after storing this one.
+// Every thread of a 256-thread block, phase by phase, tile by tile.
 template <int Size>
 void emulate_tiled_of_size(const cuda::TiledParams& p, const uint8_t* in, uint8_t* out, bool in_vectors,
                            bool out_vectors) {
   alignas(16) static uint8_t tile[cuda::kTiledSharedBytes];
-  static int64_t row_in[2][cuda::kMaxTileEdge], col_out[2][cuda::kMaxTileEdge];
+  static int64_t row_in[cuda::kMaxTileEdge], col_out[cuda::kMaxTileEdge];
   std::memset(tile, 0xCD, sizeof(tile));  // stale shared memory must never reach the output
-  const auto agent = [&](int thread, int64_t t) {
-    return cuda::TiledAgent<Size>{p, thread, cuda::kTiledThreads, tile, row_in[t % 2], col_out[t % 2]};
-  };
-  cuda::TileOrigin origin = cuda::tile_origin(p, 0);
-  for (int thread = 0; thread < cuda::kTiledThreads; ++thread) agent(thread, 0).fill_tables(origin);
   for (int64_t t = 0; t < p.tiles; ++t) {
-    for (int thread = 0; thread < cuda::kTiledThreads; ++thread) agent(thread, t).load(origin, in, in_vectors);
-    for (int thread = 0; thread < cuda::kTiledThreads; ++thread) agent(thread, t).store(origin, out, out_vectors);
-    if (t + 1 == p.tiles) break;
-    const cuda::TileOrigin next = cuda::tile_origin(p, t + 1);
-    for (int thread = 0; thread < cuda::kTiledThreads; ++thread) agent(thread, t + 1).fill_tables(next);
-    origin = next;
+    const cuda::TileOrigin origin = cuda::tile_origin(p, t);
+    for (int thread = 0; thread < cuda::kTiledThreads; ++thread)
+      cuda::TiledAgent<Size>{p, thread, cuda::kTiledThreads, tile, row_in, col_out}.fill_tables(origin);
+    for (int thread = 0; thread < cuda::kTiledThreads; ++thread)
+      cuda::TiledAgent<Size>{p, thread, cuda::kTiledThreads, tile, row_in, col_out}.load(origin, in, in_vectors);
+    for (int thread = 0; thread < cuda::kTiledThreads; ++thread)
+      cuda::TiledAgent<Size>{p, thread, cuda::kTiledThreads, tile, row_in, col_out}.store(origin, out, out_vectors);
   }
 }
 
@@ -139,6 +134,7 @@ TEST(PermuteGpuGeometry, TiledWalksInGroupsOfColumnTilesCoverEveryTile) {
     const PermuteLayout layout = xpose::detail::normalise(problem);
     cuda::TiledParams tiled;
     ASSERT_TRUE(cuda::make_tiled_params(layout, &tiled, nullptr));
+    EXPECT_EQ(tiled.group_cols, std::min(tiled.col_tiles, cuda::kTiledGroupCols));
     ASSERT_GE(tiled.col_tiles, 3);
     ASSERT_GE(tiled.row_tiles, 3);
     for (int64_t group : {int64_t{1}, int64_t{2}, int64_t{4}, tiled.col_tiles - 1, tiled.col_tiles}) {

@@ -285,13 +285,14 @@ TEST(PermuteCuda, TiledShiftedFormsMatchReference) {
   }
 }
 
-// More tiles than the GPU holds blocks, so that each block of the tiled kernel walks several
-// tiles with its two tables: tiny tiles (element forms), odd extents (vectors, shifted forms and
-// edge tiles), a padded input view, size-1 dims, every element size, pointers off 16 bytes.
-TEST(PermuteCuda, TiledBlocksWalkingManyTilesMatchReference) {
+// The tiled kernel's walk in groups of column tiles (kTiledGroupCols), the last group narrower, over
+// several row tiles and batches: odd extents (vectors, shifted forms, edge tiles), tiny tiles
+// (element forms), a padded input view, size-1 dims, every element size, pointers off 16 bytes.
+TEST(PermuteCuda, TiledWalkInGroupsMatchesReference) {
   SKIP_WITHOUT_CUDA_DEVICE();
-  const std::vector<Permutation> cases{{{20011, 3, 5}, {0, 2, 1}, {}, {}},
-                                       {{1201, 33, 47}, {0, 2, 1}, {}, {}},
+  const std::vector<Permutation> cases{{{3, 200, 1100}, {0, 2, 1}, {}, {}},
+                                       {{2, 150, 7, 700}, {0, 3, 2, 1}, {}, {}},
+                                       {{20011, 3, 5}, {0, 2, 1}, {}, {}},
                                        {{3, 101, 7, 65, 9}, {2, 4, 0, 3, 1}, {}, {}},
                                        {{700, 40, 35}, {0, 2, 1}, {40 * 37, 37, 1}, {}},
                                        {{1, 900, 1, 29, 53}, {2, 0, 4, 3, 1}, {}, {}}};
