@@ -173,7 +173,9 @@ struct TiledAgent {
   }
   // The same where tile rows (input_run) or columns (output_run) are contiguous runs: the vector
   // and shifted forms, whose parameters require unit strides there.
-  XPOSE_HOST_DEVICE const uint8_t* input_run(const uint8_t* in, int r, int c) const { return in + row_in[r] + c * Size; }
+  XPOSE_HOST_DEVICE const uint8_t* input_run(const uint8_t* in, int r, int c) const {
+    return in + row_in[r] + c * Size;
+  }
   XPOSE_HOST_DEVICE uint8_t* output_run(uint8_t* out, int r, int c) const { return out + col_out[c] + r * Size; }
 
   // Tile rows into shared memory. `vectors`: p.in_vectors and a 16-byte aligned input pointer.
