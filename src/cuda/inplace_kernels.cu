@@ -429,7 +429,8 @@ bool square_tiled_params(int64_t n, int64_t batch, DType type, cuda::TiledParams
     ++log2_side;
   p->log2_tile_rows = p->log2_tile_cols = log2_side;
   const int64_t tiles = (n + (int64_t{1} << log2_side) - 1) >> log2_side;
-  p->row_tiles = p->col_tiles = cuda::FastDivisor(tiles);
+  p->row_tiles = p->col_tiles = tiles;
+  cuda::set_tiled_walk(p, tiles);
   p->tiles = tiles * tiles;
   // The vector and shifted forms need a vector's elements along a tile side.
   const bool vector_fits = (int64_t{16} / p->elem_size) <= (int64_t{1} << log2_side);
@@ -457,7 +458,7 @@ Status run_square(T* data, const InplaceProblem& p, cudaStream_t stream) {
   cuda::TiledParams params;
   if (!square_tiled_params(n, p.batch, p.type, &params))
     return fail(Status::internal_error, message("square matrix of ", n, " rows: no tiled view"));
-  const int64_t tiles = params.row_tiles.divisor(), pairs = tiles * (tiles + 1) / 2;
+  const int64_t tiles = params.row_tiles, pairs = tiles * (tiles + 1) / 2;
   // Rows on 16 bytes (the same for loads and stores: a square's input and output strides agree).
   const bool vectors = params.in_vectors && params.out_vectors && reinterpret_cast<std::uintptr_t>(data) % 16 == 0;
   const bool shifted_in = !vectors && params.in_shifted, shifted_out = !vectors && params.out_shifted;

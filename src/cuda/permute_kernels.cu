@@ -15,12 +15,15 @@ namespace {
 constexpr int kCopyThreads = 256;
 constexpr int kItemsPerThread = 4;  // loads in flight per thread in gather and naive
 
-// Tiles are walked with the column tile fastest (neighbouring input runs at the same time), then
-// the row tile, then the batch.
+// Tiles are walked in the order of TiledParams::group_cols (tile_origin): the hardware starts
+// blocks in index order, so that order decides which tiles are in flight together.
 // 5 blocks per SM (at most 48 registers; f16 spills 8 bytes) against 4 (64 registers), ttc57 on
 // an H100 in the same runs, min / median % of memcpy: f32 79.1 / 92.8 -> 82.0 / 93.6, u8 68.5 /
 // 91.6 -> 71.0 / 91.2, f64 87.2 / 95.6 -> 90.8 / 95.9, f16 84.6 / 92.9 -> 86.4 / 92.5; 3 blocks: f32
 // 72.6 / 89.6. One tile per block, three barriers per tile: more blocks keep more loads in flight.
+// A resident grid whose blocks walk their tiles in turn (the next tile's tables filled during this
+// one's stores, two barriers per tile) lost 1-55% on each of 20 cases: its blocks drift apart, and
+// the tiles in flight then spread over the tensor instead of lying side by side.
 // ShiftedLoads, ShiftedStores: TiledAgent::load_shifted, store_shifted (runs off 16 bytes) instead
 // of the aligned-vector or element forms of load and store. Shifted stores hold two row blocks of
 // words: 4 blocks per SM (64 registers); at 5, 1-byte elements spilled up to 100 bytes.

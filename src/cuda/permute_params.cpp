@@ -148,6 +148,15 @@ bool make_gather_params(const detail::PermuteLayout& layout, int max_chunk_bytes
   return true;
 }
 
+void set_tiled_walk(TiledParams* p, int64_t group_cols) {
+  p->group_cols = group_cols;
+  p->batch_tiles = FastDivisor(p->col_tiles * p->row_tiles);
+  p->group_tiles = FastDivisor(group_cols * p->row_tiles);
+  p->group_width = FastDivisor(group_cols);
+  const int64_t last = p->col_tiles % group_cols;
+  p->last_width = FastDivisor(last == 0 ? group_cols : last);
+}
+
 bool make_tiled_params(const detail::PermuteLayout& layout, TiledParams* params, std::string* why) {
   const int n = layout.rank;
   const int input_inner = n - 1, output_inner = layout.output_inner();
@@ -214,9 +223,10 @@ bool make_tiled_params(const detail::PermuteLayout& layout, TiledParams* params,
   p.log2_tile_cols = log2_of(tile_cols);
   const int64_t col_tiles = (p.cols + tile_cols - 1) / tile_cols;
   const int64_t row_tiles = (p.rows + tile_rows - 1) / tile_rows;
-  p.col_tiles = FastDivisor(col_tiles);
-  p.row_tiles = FastDivisor(row_tiles);
+  p.col_tiles = col_tiles;
+  p.row_tiles = row_tiles;
   p.tiles = col_tiles * row_tiles * batches;
+  set_tiled_walk(&p, std::min(col_tiles, kTiledGroupCols));
 
   // 16-byte vectors: V elements in a row (loads) or a column (stores) of the tile, each starting
   // at a multiple of V elements from a 16-byte aligned pointer.

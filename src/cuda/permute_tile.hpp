@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The per-tile work of the tiled permute kernel, one function per phase between barriers:
-//   fill_tables: the input offset of each tile row and the output offset of each tile column
-//                (digits of the composite index times strides; a few fast divisions per entry,
-//                once per tile instead of once per element);
+//   fill_tables: the input byte offset of each tile row and the output byte offset of each tile
+//                column, the tile's origin included (digits of the composite index times
+//                strides; a few fast divisions per entry, once per tile instead of once per
+//                element); the kernel fills the next tile's tables while it stores this one;
 //   load:        tile rows from global memory (contiguous input runs) into shared memory, as
 //                16-byte vectors where the view allows, else one element per thread and step;
 //   load_shifted: the same for runs off 16 bytes, as the aligned 16-byte vectors that cover each
@@ -135,8 +136,8 @@ struct TiledAgent {
   const TiledParams& p;
   int thread, threads;
   uint8_t* tile;     // kTiledSharedBytes, 16-byte aligned
-  int64_t* row_in;   // kMaxTileEdge: input offset of each tile row
-  int64_t* col_out;  // kMaxTileEdge: output offset of each tile column
+  int64_t* row_in;   // kMaxTileEdge: byte offset from the input pointer of each tile row's start
+  int64_t* col_out;  // kMaxTileEdge: byte offset from the output pointer of each tile column's start
 
   XPOSE_HOST_DEVICE int tile_rows() const { return 1 << p.log2_tile_rows; }
   XPOSE_HOST_DEVICE int tile_cols() const { return 1 << p.log2_tile_cols; }
@@ -151,19 +152,31 @@ struct TiledAgent {
     return (r * words_per_row() + swizzled(r, c / G::kPerWord)) * G::kWordBytes + (c % G::kPerWord) * Size;
   }
 
+  // The tables hold byte offsets from the pointers with the tile's origin folded in (its batch,
+  // its first column on the input side, its first row on the output side), so that an access adds
+  // one table entry and a small in-tile term to the pointer instead of five 64-bit products/sums.
   XPOSE_HOST_DEVICE void fill_tables(const TileOrigin& o) const {
+    const int64_t in_first = o.in_base + o.col0 * p.col_in_stride;
     for (int i = thread; i < tile_rows(); i += threads)
-      row_in[i] = o.row0 + i < p.rows ? row_in_offset(p, o.row0 + i) : 0;
+      row_in[i] = o.row0 + i < p.rows ? (in_first + row_in_offset(p, o.row0 + i)) * Size : 0;
+    const int64_t out_first = o.out_base + o.row0 * p.row_out_stride;
     for (int i = thread; i < tile_cols(); i += threads)
-      col_out[i] = o.col0 + i < p.cols ? col_out_offset(p, o.col0 + i) : 0;
+      col_out[i] = o.col0 + i < p.cols ? (out_first + col_out_offset(p, o.col0 + i)) * Size : 0;
   }
 
-  XPOSE_HOST_DEVICE const uint8_t* input(const uint8_t* in, const TileOrigin& o, int r, int c) const {
-    return in + (o.in_base + row_in[r] + (o.col0 + c) * p.col_in_stride) * Size;
+  // Element (r, c) of the tile in global memory, any strides.
+  XPOSE_HOST_DEVICE const uint8_t* input(const uint8_t* in, int r, int c) const {
+    return in + row_in[r] + c * p.col_in_stride * Size;
   }
-  XPOSE_HOST_DEVICE uint8_t* output(uint8_t* out, const TileOrigin& o, int r, int c) const {
-    return out + (o.out_base + col_out[c] + (o.row0 + r) * p.row_out_stride) * Size;
+  XPOSE_HOST_DEVICE uint8_t* output(uint8_t* out, int r, int c) const {
+    return out + col_out[c] + r * p.row_out_stride * Size;
   }
+  // The same where tile rows (input_run) or columns (output_run) are contiguous runs: the vector
+  // and shifted forms, whose parameters require unit strides there.
+  XPOSE_HOST_DEVICE const uint8_t* input_run(const uint8_t* in, int r, int c) const {
+    return in + row_in[r] + c * Size;
+  }
+  XPOSE_HOST_DEVICE uint8_t* output_run(uint8_t* out, int r, int c) const { return out + col_out[c] + r * Size; }
 
   // Tile rows into shared memory. `vectors`: p.in_vectors and a 16-byte aligned input pointer.
   XPOSE_HOST_DEVICE void load(const TileOrigin& o, const uint8_t* __restrict__ in, bool vectors) const {
@@ -179,7 +192,7 @@ XPOSE_UNROLL
           const int r = slot >> log2_vectors_per_row;
           const int c = (slot & ((1 << log2_vectors_per_row) - 1)) << G::kLog2PerVector;
           if (slot < slots && r < o.rows_here && c + G::kPerVector <= o.cols_here)
-            loaded[k] = *reinterpret_cast<const Vector16*>(input(in, o, r, c));
+            loaded[k] = *reinterpret_cast<const Vector16*>(input_run(in, r, c));
         }
 XPOSE_UNROLL
         for (int k = 0; k < kInFlight; ++k) {
@@ -192,7 +205,7 @@ XPOSE_UNROLL
           } else {
             for (int e = 0; c + e < o.cols_here; ++e)
               *reinterpret_cast<Element*>(tile + tile_byte(r, c + e)) =
-                  *reinterpret_cast<const Element*>(input(in, o, r, c + e));
+                  *reinterpret_cast<const Element*>(input_run(in, r, c + e));
           }
         }
       }
@@ -206,7 +219,7 @@ XPOSE_UNROLL
       for (int k = 0; k < kInFlight; ++k) {
         const int e = base + k * threads, r = e >> p.log2_tile_cols, c = e & (tile_cols() - 1);
         if (e < count && r < o.rows_here && c < o.cols_here)
-          loaded[k] = *reinterpret_cast<const Element*>(input(in, o, r, c));
+          loaded[k] = *reinterpret_cast<const Element*>(input(in, r, c));
       }
 XPOSE_UNROLL
       for (int k = 0; k < kInFlight; ++k) {
@@ -240,9 +253,9 @@ XPOSE_UNROLL
         shift[k] = 0;
         whole[k] = false;
         if (slot < slots && r < o.rows_here && c < o.cols_here) {
-          const uintptr_t first = reinterpret_cast<uintptr_t>(input(in, o, r, c));
+          const uintptr_t first = reinterpret_cast<uintptr_t>(input_run(in, r, c));
           shift[k] = static_cast<int>(first & 15);
-          const uint8_t* aligned = input(in, o, r, c) - shift[k];
+          const uint8_t* aligned = input_run(in, r, c) - shift[k];
           whole[k] = first - shift[k] >= span_begin && first - shift[k] + (shift[k] ? 32 : 16) <= span_end;
           if (whole[k]) {
             lo[k] = *reinterpret_cast<const Vector16*>(aligned);
@@ -261,7 +274,7 @@ XPOSE_UNROLL
         } else {
           for (int e = 0; e < G::kPerVector && c + e < o.cols_here; ++e)
             *reinterpret_cast<Element*>(tile + tile_byte(r, c + e)) =
-                *reinterpret_cast<const Element*>(input(in, o, r, c + e));
+                *reinterpret_cast<const Element*>(input_run(in, r, c + e));
         }
       }
     }
@@ -293,7 +306,7 @@ XPOSE_UNROLL
       for (int k = 0; k < G::kPerWord; ++k) {
         const int c = word_column * G::kPerWord + k;
         if (c >= o.cols_here) break;
-        uint8_t* run = output(out, o, 0, c);
+        uint8_t* run = output_run(out, 0, c);
         const int shift = static_cast<int>(reinterpret_cast<uintptr_t>(run) & 15);
         const int first = r - shift / Size;  // the vector's first row
         if (first < 0 || first + V > o.rows_here) continue;
@@ -309,7 +322,7 @@ XPOSE_UNROLL
     for (int item = thread; item < items; item += threads) {
       const int c = item >> log2_edge, i = item & ((1 << log2_edge) - 1);
       if (c >= o.cols_here) continue;
-      uint8_t* run = output(out, o, 0, c);
+      uint8_t* run = output_run(out, 0, c);
       const int t = static_cast<int>(reinterpret_cast<uintptr_t>(run) & 15) / Size;
       const int head = t == 0 ? 0 : (V - t < o.rows_here ? V - t : o.rows_here);
       const int tail = head + (o.rows_here - head) / V * V;
@@ -339,7 +352,7 @@ XPOSE_UNROLL
         for (int k = 0; k < G::kPerWord; ++k) {
           const int c = word_column * G::kPerWord + k;
           if (c >= o.cols_here) break;
-          uint8_t* dst = output(out, o, r, c);
+          uint8_t* dst = output_run(out, r, c);
           if (r + G::kPerVector <= o.rows_here) {
             *reinterpret_cast<Vector16*>(dst) = gather_column<Size>(words, k);
           } else {
@@ -368,7 +381,7 @@ XPOSE_UNROLL
       for (int k = 0; k < kInFlight; ++k) {
         const int e = base + k * threads, c = e >> p.log2_tile_rows, r = e & (tile_rows() - 1);
         if (e < count && r < o.rows_here && c < o.cols_here)
-          *reinterpret_cast<Element*>(output(out, o, r, c)) = values[k];
+          *reinterpret_cast<Element*>(output(out, r, c)) = values[k];
       }
     }
   }
@@ -399,7 +412,7 @@ XPOSE_UNROLL
         Word value = read[0];
 XPOSE_UNROLL
         for (int j = 1; j < L; ++j) value = slot == j ? read[j] : value;
-        *reinterpret_cast<Element*>(output(out, o, r, c0 + m)) = value;
+        *reinterpret_cast<Element*>(output(out, r, c0 + m)) = value;
       }
     }
   }

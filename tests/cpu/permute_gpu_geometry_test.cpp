@@ -125,6 +125,28 @@ TEST(PermuteGpuGeometry, EveryPermutationUpToRank4OnOddDims) {
   }
 }
 
+// Every walk of the tiled kernel (groups of 1 column tile up to all of them, and groups whose last
+// one is narrower) visits every tile once: 6 column tiles by 12 row tiles in 3 batches.
+TEST(PermuteGpuGeometry, TiledWalksInGroupsOfColumnTilesCoverEveryTile) {
+  for (DType type : {DType::u8, DType::f32}) {
+    const Permutation perm{{3, 300, 5, 700}, {0, 3, 2, 1}, {}, {}};
+    const auto problem = xpose_test::permute_problem_for(perm, type);
+    const PermuteLayout layout = xpose::detail::normalise(problem);
+    cuda::TiledParams tiled;
+    ASSERT_TRUE(cuda::make_tiled_params(layout, &tiled, nullptr));
+    EXPECT_EQ(tiled.group_cols, std::min(tiled.col_tiles, cuda::kTiledGroupCols));
+    ASSERT_GE(tiled.col_tiles, 3);
+    ASSERT_GE(tiled.row_tiles, 3);
+    for (int64_t group : {int64_t{1}, int64_t{2}, int64_t{4}, tiled.col_tiles - 1, tiled.col_tiles}) {
+      cuda::set_tiled_walk(&tiled, group);
+      expect_emulation_matches("tiled walk in groups of " + std::to_string(group) + " column tiles", problem,
+                               [&](const uint8_t* in, uint8_t* out) {
+                                 emulate_tiled(tiled, in, out, tiled.in_vectors, tiled.out_vectors);
+                               });
+    }
+  }
+}
+
 TEST(PermuteGpuGeometry, WholeVectorTilesOfEveryElementSize) {
   // Inner dims that are multiples of every vector length, so the vector forms run on whole tiles,
   // and others that leave partial vectors and partial tiles.

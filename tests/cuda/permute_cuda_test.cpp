@@ -285,6 +285,25 @@ TEST(PermuteCuda, TiledShiftedFormsMatchReference) {
   }
 }
 
+// The tiled kernel's walk in groups of column tiles (kTiledGroupCols), the last group narrower, over
+// several row tiles and batches: odd extents (vectors, shifted forms, edge tiles), tiny tiles
+// (element forms), a padded input view, size-1 dims, every element size, pointers off 16 bytes.
+TEST(PermuteCuda, TiledWalkInGroupsMatchesReference) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const std::vector<Permutation> cases{{{3, 200, 1100}, {0, 2, 1}, {}, {}},
+                                       {{2, 150, 7, 700}, {0, 3, 2, 1}, {}, {}},
+                                       {{20011, 3, 5}, {0, 2, 1}, {}, {}},
+                                       {{3, 101, 7, 65, 9}, {2, 4, 0, 3, 1}, {}, {}},
+                                       {{700, 40, 35}, {0, 2, 1}, {40 * 37, 37, 1}, {}},
+                                       {{1, 900, 1, 29, 53}, {2, 0, 4, 3, 1}, {}, {}}};
+  for (const Permutation& p : cases)
+    for (DType type : xpose_test::one_dtype_per_size()) {
+      const std::size_t e = xpose::size_of(type);
+      expect_permutes("tiled", p, type);
+      expect_permutes("tiled", p, type, e % 16, 3 * e % 16);
+    }
+}
+
 // Short axes on both sides (the packed kernel's layouts): "auto" against the reference, with
 // pointers off the load and store words.
 TEST(PermuteCuda, ShortAxesMatchReference) {
