@@ -3,7 +3,7 @@
 //   fill_tables: the input byte offset of each tile row and the output byte offset of each tile
 //                column, the tile's origin included (digits of the composite index times
 //                strides; a few fast divisions per entry, once per tile instead of once per
-//                element); the kernel fills the next tile's tables while it stores this one;
+//                element);
 //   load:        tile rows from global memory (contiguous input runs) into shared memory, as
 //                16-byte vectors where the view allows, else one element per thread and step;
 //   load_shifted: the same for runs off 16 bytes, as the aligned 16-byte vectors that cover each
