@@ -84,10 +84,12 @@ CpuCaches read_caches() {
   caches.l1d_ways = ways > 0 ? ways : 8;
   const int64_t last = std::max(l2, l3);
   caches.last_level_bytes = last > 0 ? last : int64_t{8} << 20;
+  caches.l2_bytes = l2 > 0 ? l2 : int64_t{512} << 10;
   // What this process's threads can hold: hypervisors report a whole socket's L3 (384 and 508
   // MiB to the 2-core Zen 5 guests this was measured on), of which a few cores own one slice.
   const int64_t threads = std::max(1u, std::thread::hardware_concurrency());
   caches.last_level_bytes = std::min(caches.last_level_bytes, threads * kLastLevelBytesPerThread);
+  caches.l2_bytes = std::min(caches.l2_bytes, caches.last_level_bytes);
   return caches;
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "cpu/cpu_caches.hpp"
 #include "cpu/stream_copy.hpp"
@@ -168,8 +169,8 @@ class StagedRun {
 };
 
 // Outputs whose rows are short and packed, matrix after matrix (ld_out = rows, stride_out = rows x
-// cols): the whole output is one run of bytes, but a row of at most kStagedRowBytes is a few
-// lines whose ends are parts of lines shared with the next row, which a row-by-row streaming
+// cols): the whole output is one run of bytes, but a row of a few lines (staged_row_bytes_max)
+// has ends that are parts of lines shared with the next row, which a row-by-row streaming
 // writer can only write with ordinary stores (each read for ownership first), and the edge code
 // writes its part of every row that way. Instead each thread transposes chunks of its output
 // rows into a StagedRun. From a tile edge of rows (fewer: the interleaves and records write the
@@ -179,6 +180,17 @@ class StagedRun {
 // x 128 batch 1000; against f16 72 x 32 batch 13888 13 -> 35 GB/s staged).
 constexpr int64_t kStagedRowBytes = 1024;
 constexpr int64_t kStageBytes = 16 << 10;
+// 1- and 2-byte elements: rows up to a chunk of a tile edge's rows in a quarter of the L2 (256
+// KiB of Zen 5's 1 MiB): their tiles' direct walk runs at 35-45% of a stream copy and their
+// bottom edge holds up to 63 (31) rows of records, so the stage's pass costs less (Zen 5, 2
+// threads, GB/s, three alternating runs: u8 1549 x 41280 20-23 -> 31-36, u16 1500 x 20000 26-29
+// -> 38-40, u16 2500 x 6000 31 -> 35; u8 3001 x 20000 and 5312 x 11929 level; u8 16067 x 3968,
+// 16 KiB rows in 1 MiB chunks, 26-30 -> 12). Wider elements lost past 1 KiB rows (f64 841 x 9472,
+// c128 117 x 34211: 20-30% slower), their direct walk being near the copy.
+int64_t staged_row_bytes_max(int elem_size) {
+  return elem_size <= 2 ? std::max(kStagedRowBytes, cpu_caches().l2_bytes / 4 / tile_edge(elem_size))
+                        : kStagedRowBytes;
+}
 
 bool packed_output_run(const Transpose2D& p) {
   return p.ld_out == p.rows && (p.batch == 1 || p.stride_out == p.rows * p.cols);
@@ -194,7 +206,9 @@ void transpose_staged_run(const unsigned char* in, unsigned char* out, const Tra
   parallel_for(threads, [&](int t, int count) {
     const int64_t first = out_rows * t / count, last = out_rows * (t + 1) / count;
     if (first >= last) return;
-    alignas(64) unsigned char area[std::max(kStageBytes, 64 * kStagedRowBytes) + 128];
+    // A chunk and a line either side, on the heap: up to a quarter of the L2.
+    std::vector<unsigned char> buffer(static_cast<std::size_t>(chunk_rows * row_bytes + 192));
+    unsigned char* area = buffer.data() + (-reinterpret_cast<uintptr_t>(buffer.data()) & 63);
     StagedRun run(area, out + first * row_bytes);
     for (int64_t u = first; u < last;) {
       const int64_t u_end = std::min(last, u + chunk_rows);
@@ -249,7 +263,8 @@ void transpose_staged_columns(const unsigned char* in, unsigned char* out, const
   parallel_for(threads, [&](int t, int count) {
     const int64_t first = units * t / count, last = units * (t + 1) / count;
     if (first >= last) return;
-    alignas(64) unsigned char stage[kStageBytes + kMaxStagedColumns * (192 + 64) + 64];
+    std::vector<unsigned char> buffer(static_cast<std::size_t>(kStageBytes + kMaxStagedColumns * (192 + 64) + 128));
+    unsigned char* stage = buffer.data() + (-reinterpret_cast<uintptr_t>(buffer.data()) & 63);
     StagedRun runs[kMaxStagedColumns];
     for (int64_t u = first; u < last;) {  // one matrix at a time
       const int64_t m = u / p.rows, row_end = std::min(last - m * p.rows, p.rows);
@@ -329,7 +344,7 @@ void transpose_blocked(const void* in, void* out, const Transpose2D& p, int thre
       options.stream_from_bytes >= 0 ? options.stream_from_bytes : stream_from_bytes();
   const TileStores stores = choose_stores(out, p, stream_from);
   if (vector && stores != TileStores::plain && packed_output_run(p) &&
-      p.rows >= edge && p.rows * p.elem_size <= kStagedRowBytes &&
+      p.rows >= edge && p.rows * p.elem_size <= staged_row_bytes_max(p.elem_size) &&
       !(stores == TileStores::stream_aligned && p.rows % edge == 0)) {
     transpose_staged_run(static_cast<const unsigned char*>(in), static_cast<unsigned char*>(out), p, n, isa,
                          prefetch_tiles(p.elem_size));

@@ -141,13 +141,14 @@ TEST_P(CpuIsaPath, SmallMatrixBatchesMatchReference) {
                     {1, 2, 3});
 }
 
-// Short output rows packed matrix after matrix (rows of at most 1 KiB): with streaming stores the
+// Short output rows packed matrix after matrix (rows of at most 1 KiB; 1- and 2-byte elements up to
+// a quarter of the L2 per tile edge of rows): with streaming stores the
 // output is staged chunk by chunk in a buffer that mirrors its line alignment; chunks that cross
 // matrices, thread ranges that start inside a matrix, partial lines carried between chunks.
 TEST_P(CpuIsaPath, ShortPackedOutputRowsMatchReference) {
   expect_transposes(GetParam(),
                     {{70, 50, 0, 0, 9}, {130, 20, 0, 0, 5}, {40, 3000}, {17, 700, 0, 0, 3}, {64, 64, 0, 0, 4},
-                     {250, 33, 0, 0, 2}},
+                     {250, 33, 0, 0, 2}, {1500, 150}, {3000, 70, 0, 0, 2}},  // the last two: u8 and u16 rows of KiBs
                     {1, 2, 3});
 }
 
@@ -226,6 +227,8 @@ TEST(CpuCaches, SizesAreReportedOrDefaulted) {
   const auto& caches = xpose::detail::cpu_caches();
   EXPECT_GE(caches.l1d_bytes, 4 << 10);
   EXPECT_GE(caches.last_level_bytes, caches.l1d_bytes);
+  EXPECT_GE(caches.l2_bytes, caches.l1d_bytes);
+  EXPECT_LE(caches.l2_bytes, caches.last_level_bytes);
   EXPECT_EQ(xpose::detail::stream_from_bytes(), caches.last_level_bytes / 4);
 }
 
