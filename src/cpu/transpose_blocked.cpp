@@ -78,14 +78,7 @@ void transpose_scalar_of_size(const TileRegion& r, int elem_size) {
 void transpose_region(const TileRegion& r, int elem_size, CpuIsa isa, TileStores stores, int prefetch_tiles,
                       int wide, int64_t tiled_rows_end) {
   if (isa == CpuIsa::portable) return transpose_scalar_of_size(r, elem_size);
-  const int64_t edge = tile_edge(elem_size);
-  const int64_t rows_end = r.row_begin + (r.row_end - r.row_begin) / edge * edge;
-  const int64_t cols_end = r.col_begin + (r.col_end - r.col_begin) / edge * edge;
-  TileRegion tiles = r, bottom = r, right = r;
-  tiles.row_end = right.row_end = rows_end;
-  tiles.col_end = cols_end;
-  bottom.row_begin = rows_end;
-  right.col_begin = cols_end;
+  const auto [tiles, right, bottom] = split_at_tiles(r, tile_edge(elem_size));
   // Strips start on whole tiles, so a strip below with rows has a whole tile to join.
   StripJoins joins;
   joins.head_written_above = tiles.row_begin > 0;

@@ -609,26 +609,28 @@ struct PermuteInterleaveTable {
 template <int E, int R>
 constexpr PermuteInterleaveTable<E, R> kPermuteInterleaveTable{};
 
-// Source S's part of output register O (the blend mask is an immediate: a template argument).
-template <int E, int R, int O, int S>
+// Output register O of a permute table (Table.index[O]: its dword indices, Table.mask[O][S]:
+// the dwords it takes from source register S): the permutes of the sources merged by blends,
+// whose masks are immediates (template arguments).
+template <const auto& Table, int O, int S>
 inline __m256i merge_source(__m256i acc, const __m256i* x, __m256i idx) {
-  constexpr int kMask = kPermuteInterleaveTable<E, R>.mask[O][S];
+  constexpr int kMask = Table.mask[O][S];
   if constexpr (kMask == 0) return acc;
   else return _mm256_blend_epi32(acc, _mm256_permutevar8x32_epi32(x[S], idx), kMask);
 }
 
-template <int E, int R, int O, int... S>
-inline __m256i permute_interleaved(const __m256i* x, std::integer_sequence<int, S...>) {
-  const __m256i idx = _mm256_load_si256(reinterpret_cast<const __m256i*>(kPermuteInterleaveTable<E, R>.index[O]));
+template <const auto& Table, int O, int... S>
+inline __m256i merged_register(const __m256i* x, std::integer_sequence<int, S...>) {
+  const __m256i idx = _mm256_load_si256(reinterpret_cast<const __m256i*>(Table.index[O]));
   __m256i acc = _mm256_setzero_si256();
-  ((acc = merge_source<E, R, O, S>(acc, x, idx)), ...);
+  ((acc = merge_source<Table, O, S>(acc, x, idx)), ...);
   return acc;
 }
 
 template <int E, int R, int... O>
 inline void store_interleaved(unsigned char* to, const __m256i* x, std::integer_sequence<int, O...>) {
   (_mm256_storeu_si256(reinterpret_cast<__m256i*>(to + 32 * O),
-                       permute_interleaved<E, R, O>(x, std::make_integer_sequence<int, R>{})),
+                       merged_register<kPermuteInterleaveTable<E, R>, O>(x, std::make_integer_sequence<int, R>{})),
    ...);
 }
 
@@ -741,25 +743,10 @@ struct PermuteDeinterleaveTable {
 template <int E, int C>
 constexpr PermuteDeinterleaveTable<E, C> kPermuteDeinterleaveTable{};
 
-template <int E, int C, int O, int S>
-inline __m256i merge_column_source(__m256i acc, const __m256i* x, __m256i idx) {
-  constexpr int kMask = kPermuteDeinterleaveTable<E, C>.mask[O][S];
-  if constexpr (kMask == 0) return acc;
-  else return _mm256_blend_epi32(acc, _mm256_permutevar8x32_epi32(x[S], idx), kMask);
-}
-
-template <int E, int C, int O, int... S>
-inline __m256i permute_deinterleaved(const __m256i* x, std::integer_sequence<int, S...>) {
-  const __m256i idx = _mm256_load_si256(reinterpret_cast<const __m256i*>(kPermuteDeinterleaveTable<E, C>.index[O]));
-  __m256i acc = _mm256_setzero_si256();
-  ((acc = merge_column_source<E, C, O, S>(acc, x, idx)), ...);
-  return acc;
-}
-
 template <int E, int C, int... O>
 inline void store_deinterleaved(unsigned char* to, int64_t ld, const __m256i* x, std::integer_sequence<int, O...>) {
   (_mm256_storeu_si256(reinterpret_cast<__m256i*>(to + O * ld),
-                       permute_deinterleaved<E, C, O>(x, std::make_integer_sequence<int, C>{})),
+                       merged_register<kPermuteDeinterleaveTable<E, C>, O>(x, std::make_integer_sequence<int, C>{})),
    ...);
 }
 
@@ -953,14 +940,7 @@ void thin_edge(const TileRegion& r, bool few_rows_side) {
 // Whole tiles of `r` with ordinary stores, then records (thin_edge) for the rows and columns left.
 template <int ElemSize>
 void edges_of_size(const TileRegion& r) {
-  constexpr int64_t kEdge = 64 / ElemSize;
-  const int64_t rows_end = r.row_begin + (r.row_end - r.row_begin) / kEdge * kEdge;
-  const int64_t cols_end = r.col_begin + (r.col_end - r.col_begin) / kEdge * kEdge;
-  TileRegion tiles = r, bottom = r, right = r;
-  tiles.row_end = right.row_end = rows_end;
-  tiles.col_end = cols_end;
-  bottom.row_begin = rows_end;
-  right.col_begin = cols_end;
+  const auto [tiles, right, bottom] = split_at_tiles(r, 64 / ElemSize);
   if (!tiles.empty()) transpose_tiles<ElemSize, PlainLines, 1>(tiles, StripJoins{}, 0);
   if (!right.empty()) thin_edge<ElemSize>(right, false);
   if (!bottom.empty()) thin_edge<ElemSize>(bottom, true);
