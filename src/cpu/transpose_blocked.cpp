@@ -93,7 +93,7 @@ void transpose_region(const TileRegion& r, int elem_size, CpuIsa isa, TileStores
       transpose_tiles_avx2(tiles, elem_size, stores, joins, prefetch_tiles, wide);
   }
   // Few rows into packed output rows: AVX-512 interleaves any 2 to 16; the AVX2 edges interleave
-  // 2, 4 or 8 rows of 1- and 2-byte elements and any count of 4- and 8-byte ones.
+  // 2, 4 or 8 rows of bytes (2 or 4 of 2-byte elements) and any count of 4- and 8-byte ones.
   if (!right.empty()) transpose_edges_avx2(right, elem_size);
   if (!bottom.empty() &&
       !(isa == CpuIsa::avx512 && interleave_rows_avx512(bottom, elem_size, stores != TileStores::plain)))
