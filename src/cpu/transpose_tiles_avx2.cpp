@@ -590,24 +590,30 @@ void interleave_rows(const TileRegion& r) {
 // 1000000 33 -> 45-54 (R^2 permutes per R lines: 11 rows level with the records).
 constexpr int kMaxPermuteInterleave = 16;
 
-template <int E, int R>
-struct PermuteInterleaveTable {
+// The constants of both permuted forms, N registers in and out of K = 32 / E elements. Rows
+// (interleave): output register o, element t is element (oK + t) / N of row register (oK + t) % N.
+// Columns (deinterleave): output register c, element t is input element tN + c of the block, in
+// register (tN + c) / K at (tN + c) % K. index[o]: dword indices; mask[o][s]: the dwords taken
+// from source register s.
+template <int E, int N, bool kColumns>
+struct PermuteTable {
   static constexpr int K = 32 / E;
-  alignas(32) int32_t index[R][8] = {};  // dword indices of output register o
-  int mask[R][R] = {};                   // dword blend mask of source s in output register o
-  constexpr PermuteInterleaveTable() {
-    for (int o = 0; o < R; ++o)
+  alignas(32) int32_t index[N][8] = {};
+  int mask[N][N] = {};
+  constexpr PermuteTable() {
+    for (int o = 0; o < N; ++o)
       for (int t = 0; t < K; ++t) {
-        const int m = o * K + t, lane = m / R;
+        const int m = kColumns ? t * N + o : o * K + t;
+        const int source = kColumns ? m / K : m % N, lane = kColumns ? m % K : m / N;
         for (int d = 0; d < E / 4; ++d) {
           index[o][t * (E / 4) + d] = lane * (E / 4) + d;
-          mask[o][m % R] |= 1 << (t * (E / 4) + d);
+          mask[o][source] |= 1 << (t * (E / 4) + d);
         }
       }
   }
 };
-template <int E, int R>
-constexpr PermuteInterleaveTable<E, R> kPermuteInterleaveTable{};
+template <int E, int N, bool kColumns>
+constexpr PermuteTable<E, N, kColumns> kPermuteTable{};
 
 // Output register O of a permute table (Table.index[O]: its dword indices, Table.mask[O][S]:
 // the dwords it takes from source register S): the permutes of the sources merged by blends,
@@ -630,7 +636,7 @@ inline __m256i merged_register(const __m256i* x, std::integer_sequence<int, S...
 template <int E, int R, int... O>
 inline void store_interleaved(unsigned char* to, const __m256i* x, std::integer_sequence<int, O...>) {
   (_mm256_storeu_si256(reinterpret_cast<__m256i*>(to + 32 * O),
-                       merged_register<kPermuteInterleaveTable<E, R>, O>(x, std::make_integer_sequence<int, R>{})),
+                       merged_register<kPermuteTable<E, R, false>, O>(x, std::make_integer_sequence<int, R>{})),
    ...);
 }
 
@@ -724,29 +730,10 @@ void deinterleave_columns(const TileRegion& r) {
 // +7-8%, f64 N x 5 +8%; f32 N x 10 level and N x 13 level or lower, so those keep the records.
 constexpr int kMaxPermuteDeinterleave = 8;
 
-template <int E, int C>
-struct PermuteDeinterleaveTable {
-  static constexpr int K = 32 / E;
-  alignas(32) int32_t index[C][8] = {};
-  int mask[C][C] = {};  // [output c][input register s]
-  constexpr PermuteDeinterleaveTable() {
-    for (int c = 0; c < C; ++c)
-      for (int t = 0; t < K; ++t) {
-        const int m = t * C + c;
-        for (int d = 0; d < E / 4; ++d) {
-          index[c][t * (E / 4) + d] = (m % K) * (E / 4) + d;
-          mask[c][m / K] |= 1 << (t * (E / 4) + d);
-        }
-      }
-  }
-};
-template <int E, int C>
-constexpr PermuteDeinterleaveTable<E, C> kPermuteDeinterleaveTable{};
-
 template <int E, int C, int... O>
 inline void store_deinterleaved(unsigned char* to, int64_t ld, const __m256i* x, std::integer_sequence<int, O...>) {
   (_mm256_storeu_si256(reinterpret_cast<__m256i*>(to + O * ld),
-                       merged_register<kPermuteDeinterleaveTable<E, C>, O>(x, std::make_integer_sequence<int, C>{})),
+                       merged_register<kPermuteTable<E, C, true>, O>(x, std::make_integer_sequence<int, C>{})),
    ...);
 }
 
