@@ -102,7 +102,7 @@ const std::vector<Kernel>& cuda_kernels() {
 // The production rule. Skinny shapes first: a square tile would idle most of its threads there.
 const Kernel* choose_cuda_kernel(const Transpose2D& p) {
   if (is_contiguous_copy(p)) return find_kernel(Device::cuda, "contiguous_copy");
-  if (cuda::small_batch_fits(p)) return find_kernel(Device::cuda, "small_batch");
+  if (cuda::small_batch_preferred(p)) return find_kernel(Device::cuda, "small_batch");
   if (cuda::interleave_preferred(p)) return find_kernel(Device::cuda, "interleave");
   if (cuda::deinterleave_preferred(p)) return find_kernel(Device::cuda, "deinterleave");
   return find_kernel(Device::cuda, "tile");

@@ -19,6 +19,9 @@ bool deinterleave_fits(const detail::Transpose2D& problem);
 // segments per chunk are long enough (skinny_kernels.cu says where each was measured).
 bool interleave_preferred(const detail::Transpose2D& problem);
 bool deinterleave_preferred(const detail::Transpose2D& problem);
+// Whether a kernel may read the span of consecutive input rows, padding included: the padding
+// between rows is under one 32-byte sector or at most a quarter of a row.
+bool short_row_padding(const detail::Transpose2D& problem);
 
 Status launch_interleave(const void* in, void* out, const detail::Transpose2D& problem, gpu::Stream stream);
 Status launch_deinterleave(const void* in, void* out, const detail::Transpose2D& problem,

@@ -122,6 +122,47 @@ __device__ __forceinline__ void stage_run(const T* __restrict__ src, T* staging,
   }
 }
 
+// Rows of `cols` elements `ld` apart (ld > cols: padded input rows; `lines` rows, those of all a
+// chunk's matrices when its matrices lie rows x ld apart) into staging[place(r * cols + j)]: packed.
+// The span is read as its aligned 16-byte vectors (whole inside the span, element by element at its
+// ends), 2 in flight per thread (4 spilled at the 40 registers of the transpose-step kernels), and each vector's view elements are staged one by one, the
+// padding dropped. For padding that short_row_padding allows, the padding's sectors come with the
+// rows' own.
+template <typename T, typename Place>
+__device__ __forceinline__ void stage_padded_rows(const T* __restrict__ src, int ld, int cols, int lines, T* staging,
+                                                  Place place) {
+  constexpr int V = 16 / sizeof(T), kInFlight = 2;
+  const int head = vector_head(src), span = (lines - 1) * ld + cols, slots = (span + head + V - 1) / V;
+  const detail::TileDivisor row_of(ld);
+  for (int base = 0; base < slots; base += kInFlight * blockDim.x) {
+    VectorOf<T> loaded[kInFlight];
+#pragma unroll
+    for (int k = 0; k < kInFlight; ++k) {
+      const int e = (base + k * blockDim.x + threadIdx.x) * V - head;
+      if (e >= 0 && e + V <= span) loaded[k].v = load_input_vector(src + e);
+    }
+#pragma unroll
+    for (int k = 0; k < kInFlight; ++k) {
+      const int v = base + k * blockDim.x + threadIdx.x, e = v * V - head;
+      if (v >= slots) continue;
+      const bool whole = e >= 0 && e + V <= span;
+      const int first = e < 0 ? 0 : e;
+      int r = 0;
+      int j = row_of.divide_remainder(first, &r);
+#pragma unroll
+      for (int t = 0; t < V; ++t) {
+        const int x = e + t;
+        if (x < first || x >= span) continue;
+        if (j < cols) staging[place(r * cols + j)] = whole ? loaded[k].e[t] : src[x];
+        if (++j == ld) {
+          j = 0;
+          ++r;
+        }
+      }
+    }
+  }
+}
+
 // The `count` elements at transposed[head + e], head = vector_head(dst), to the global run dst.
 template <typename T>
 __device__ __forceinline__ void store_run(const T* transposed, T* __restrict__ dst, int count) {

@@ -111,9 +111,9 @@ TEST_F(TransposeCuda, AutoTakesSkinnyKernelsOnlyWhereTheyWin) {
   EXPECT_EQ(chosen({63, 100000}, DType::f16), "interleave");
 }
 
-// Packed batches of matrices of at most 16 KiB take whole matrices per block; larger matrices, one
-// matrix, and padded batches do not.
-TEST_F(TransposeCuda, AutoTakesSmallBatchForPackedBatchesOfSmallMatrices) {
+// Batches of matrices of at most 16 KiB, packed or with input rows padded by a little, take whole
+// matrices per block; larger matrices, one matrix, and other padded batches do not.
+TEST_F(TransposeCuda, AutoTakesSmallBatchForBatchesOfSmallMatrices) {
   const auto chosen = [](const Matrix& matrix, DType type) {
     xpose::Plan plan;
     EXPECT_EQ(xpose::Plan::create(plan, matrix, type, Device::cuda), Status::ok) << xpose::last_error_message();
@@ -124,7 +124,18 @@ TEST_F(TransposeCuda, AutoTakesSmallBatchForPackedBatchesOfSmallMatrices) {
   EXPECT_NE(chosen({64, 65, 0, 0, 1000}, DType::f32), "small_batch");   // over 16 KiB
   EXPECT_EQ(chosen({127, 129, 0, 0, 1000}, DType::u8), "small_batch");  // one matrix per block
   EXPECT_NE(chosen({21, 3}, DType::u8), "small_batch");                 // one matrix
-  EXPECT_NE(chosen({21, 3, 5, 0, 1000}, DType::u8), "small_batch");     // padded input rows
+  // Input rows padded by a little (at most the row, and under a sector or a quarter of a row), in
+  // matrices of at most 4 KiB (1-byte elements: 2 KiB).
+  EXPECT_EQ(chosen({21, 3, 5, 0, 1000}, DType::u8), "small_batch");
+  EXPECT_EQ(chosen({7, 7, 8, 0, 1000}, DType::f16), "small_batch");
+  EXPECT_NE(chosen({21, 3, 7, 0, 1000}, DType::u8), "small_batch");                  // more than the row
+  EXPECT_NE(chosen({21, 40, 60, 0, 1000}, DType::f32), "small_batch");               // 80 bytes, half a row
+  EXPECT_NE(chosen({21, 3, 5, 0, 1000, 21 * 5 + 1, 0}, DType::u8), "small_batch");  // matrices apart
+  EXPECT_NE(chosen({21, 3, 0, 22, 1000}, DType::u8), "small_batch");                 // padded output rows
+  EXPECT_EQ(chosen({32, 32, 34, 0, 1000}, DType::f32), "small_batch");               // 4 KiB matrices
+  EXPECT_NE(chosen({32, 33, 35, 0, 1000}, DType::f32), "small_batch");               // over 4 KiB
+  EXPECT_EQ(chosen({45, 45, 48, 0, 1000}, DType::u8), "small_batch");                // 1 byte: 2 KiB
+  EXPECT_NE(chosen({64, 64, 68, 0, 1000}, DType::u8), "small_batch");
   EXPECT_EQ(chosen({1, 7, 0, 0, 1000}, DType::f16), "contiguous_copy");
 }
 

@@ -180,6 +180,14 @@ TEST_P(TransposeCudaKernel, BatchesOfSmallMatricesMatchReference) {
               {12, 3, 0, 0, 555}, {95, 105, 0, 0, 13}, {127, 129, 0, 0, 5}, {90, 91, 0, 0, 7}, {128, 128, 0, 0, 3}});
 }
 
+// Batches of small matrices whose input rows are padded by a little (slices of wider tensors; the
+// small_batch kernel reads each chunk's span, padding included, and stages the rows packed): many
+// matrices per chunk and one, rows and chunks off 16-byte vectors, a partial last chunk, one column.
+TEST_P(TransposeCudaKernel, BatchesOfSmallPaddedMatricesMatchReference) {
+  expect_all({{7, 7, 8, 0, 1001}, {21, 3, 5, 0, 1001}, {3, 21, 22, 0, 777}, {2, 3, 4, 0, 999}, {16, 16, 20, 0, 333},
+              {64, 64, 70, 0, 7}, {127, 129, 140, 0, 5}, {5, 3, 4, 0, 1111}, {9, 1, 2, 0, 777}, {33, 17, 19, 0, 61}});
+}
+
 // Batches of few-row matrices whose output runs start off 16-byte vectors (rows x cols x size not a
 // multiple of 16; padded batch strides): the interleave stores the aligned vectors inside each run
 // and the partial ones at its ends.
