@@ -320,15 +320,17 @@ void transpose_blocked(const void* in, void* out, const Transpose2D& p, int thre
     parallel_memcpy(out, in, p.bytes(), n);
     return;
   }
-  // Batches of tiny matrices, packed on both sides: whole matrices by byte shuffles (the tiles'
-  // per-matrix set-up costs more than such a matrix's bytes).
-  if (vector && avx2_tiles_available() && p.batch >= 2 && matrix_elements * p.elem_size <= kTinyMatrixMaxBytes &&
-      packed_both_sides) {
+  // Batches of tiny matrices into packed output: whole matrices by byte shuffles (the tiles'
+  // per-matrix set-up costs more than such a matrix's bytes). Padded input rows too (a slice of a
+  // wider tensor) and gapped batches: the shuffles skip the padding (Zen 5, 2 threads, % of memcpy:
+  // 800000 x 7 x 7 f16 rows 8 apart 13 -> 60-74, 1000000 x 9 x 11 u8 rows 13 apart 9 -> 49-57).
+  const TinyBatch tiny{p.rows, p.cols, p.ld_in, p.stride_in, p.batch, p.elem_size};
+  if (vector && avx2_tiles_available() && p.ld_out == p.rows && p.stride_out == matrix_elements &&
+      tiny_batch_fits(tiny)) {
     const auto* source = static_cast<const unsigned char*>(in);
     auto* target = static_cast<unsigned char*>(out);
     parallel_for(n, [&](int t, int count) {
-      transpose_tiny_batch_avx2(source, target, p.rows, p.cols, p.elem_size, p.batch * t / count,
-                                p.batch * (t + 1) / count, p.batch);
+      transpose_tiny_batch_avx2(source, target, tiny, p.batch * t / count, p.batch * (t + 1) / count);
     });
     return;
   }

@@ -939,36 +939,38 @@ void edges_of_size(const TileRegion& r) {
   if (!bottom.empty()) thin_edge<ElemSize>(bottom, true);
 }
 
-// Tiny matrices (a whole matrix of at most kTinyMatrixMaxBytes, batches packed on both sides): the
-// transpose of one matrix is a fixed permutation of its bytes, so each 16-byte chunk of its output
-// is the OR of byte shuffles of its input chunks, with the masks built once per call. Each
+// Tiny matrices (an input span and an output matrix of at most kTinyMatrixMaxBytes each, packed
+// output): the transpose of one matrix is a fixed permutation of its bytes, so each 16-byte chunk
+// of its output is the OR of byte shuffles of its input span's chunks (rows ld_in apart: padded
+// rows are a permutation that skips the padding), with the masks built once per call. Each
 // matrix's chunks are loaded and stored whole; a store that runs past the matrix is overwritten by
 // the next one's, and the last matrices of a range (and of the input) go through a buffer, so that
 // nothing is read past the input or written past the range.
 template <int Chunks>
-void transpose_tiny_matrices(const unsigned char* in, unsigned char* out, int64_t rows, int64_t cols,
-                             int elem_size, int64_t first, int64_t end, int64_t batch) {
+void transpose_tiny_matrices(const unsigned char* in, unsigned char* out, const TinyBatch& t, int64_t first,
+                             int64_t end) {
   constexpr int64_t kSpan = 16 * Chunks;
-  const int64_t m = rows * cols * elem_size;
+  const int64_t e = t.elem_size, m = t.rows * t.cols * e, in_stride = t.stride_in * e;
   __m128i masks[Chunks][Chunks];  // [input chunk][output chunk]
   for (int i = 0; i < Chunks; ++i)
     for (int j = 0; j < Chunks; ++j) {
       alignas(16) unsigned char mask[16];
       for (int k = 0; k < 16; ++k) {
-        const int64_t o = 16 * j + k;  // output byte: element q = c * rows + r, byte t of it
-        const int64_t q = o / elem_size, t = o % elem_size;
-        const int64_t s = ((q % rows) * cols + q / rows) * elem_size + t;
+        const int64_t o = 16 * j + k;  // output byte: element q = c * rows + r, byte b of it
+        const int64_t q = o / e, b = o % e;
+        const int64_t s = ((q % t.rows) * t.ld_in + q / t.rows) * e + b;
         mask[k] = o < m && s / 16 == i ? static_cast<unsigned char>(s % 16) : 0x80;
       }
       masks[i][j] = _mm_load_si128(reinterpret_cast<const __m128i*>(mask));
     }
-  const int64_t in_bytes = batch * m, out_end = end * m;
+  // The input ends with the last matrix's last row, its padding not included.
+  const int64_t in_bytes = (t.batch - 1) * in_stride + ((t.rows - 1) * t.ld_in + t.cols) * e, out_end = end * m;
   for (int64_t b = first; b < end; ++b) {
     alignas(16) unsigned char buffer[kSpan];  // only the last matrices of a range or of the input
-    const unsigned char* source = in + b * m;
-    if (b * m + kSpan > in_bytes) {
+    const unsigned char* source = in + b * in_stride;
+    if (b * in_stride + kSpan > in_bytes) {
       std::memset(buffer, 0, sizeof buffer);
-      std::memcpy(buffer, source, static_cast<std::size_t>(m));
+      std::memcpy(buffer, source, static_cast<std::size_t>(std::min(kSpan, in_bytes - b * in_stride)));
       source = buffer;
     }
     __m128i x[Chunks];
@@ -1026,17 +1028,18 @@ void transpose_edges_avx2(const TileRegion& r, int elem_size) {
   }
 }
 
-void transpose_tiny_batch_avx2(const unsigned char* in, unsigned char* out, int64_t rows, int64_t cols,
-                               int elem_size, int64_t first, int64_t end, int64_t batch) {
-  switch ((rows * cols * elem_size + 15) / 16) {
-    case 1: return transpose_tiny_matrices<1>(in, out, rows, cols, elem_size, first, end, batch);
-    case 2: return transpose_tiny_matrices<2>(in, out, rows, cols, elem_size, first, end, batch);
-    case 3: return transpose_tiny_matrices<3>(in, out, rows, cols, elem_size, first, end, batch);
-    case 4: return transpose_tiny_matrices<4>(in, out, rows, cols, elem_size, first, end, batch);
-    case 5: return transpose_tiny_matrices<5>(in, out, rows, cols, elem_size, first, end, batch);
-    case 6: return transpose_tiny_matrices<6>(in, out, rows, cols, elem_size, first, end, batch);
-    case 7: return transpose_tiny_matrices<7>(in, out, rows, cols, elem_size, first, end, batch);
-    case 8: return transpose_tiny_matrices<8>(in, out, rows, cols, elem_size, first, end, batch);
+void transpose_tiny_batch_avx2(const unsigned char* in, unsigned char* out, const TinyBatch& t, int64_t first,
+                               int64_t end) {
+  const int64_t span = ((t.rows - 1) * t.ld_in + t.cols) * t.elem_size;
+  switch ((std::max(span, t.rows * t.cols * t.elem_size) + 15) / 16) {
+    case 1: return transpose_tiny_matrices<1>(in, out, t, first, end);
+    case 2: return transpose_tiny_matrices<2>(in, out, t, first, end);
+    case 3: return transpose_tiny_matrices<3>(in, out, t, first, end);
+    case 4: return transpose_tiny_matrices<4>(in, out, t, first, end);
+    case 5: return transpose_tiny_matrices<5>(in, out, t, first, end);
+    case 6: return transpose_tiny_matrices<6>(in, out, t, first, end);
+    case 7: return transpose_tiny_matrices<7>(in, out, t, first, end);
+    case 8: return transpose_tiny_matrices<8>(in, out, t, first, end);
     default: return;
   }
 }
@@ -1050,8 +1053,7 @@ namespace xpose::detail {
 bool avx2_tiles_available() { return false; }
 void transpose_tiles_avx2(const TileRegion&, int, TileStores, const StripJoins&, int, int) {}
 void transpose_edges_avx2(const TileRegion&, int) {}
-void transpose_tiny_batch_avx2(const unsigned char*, unsigned char*, int64_t, int64_t, int, int64_t, int64_t,
-                               int64_t) {}
+void transpose_tiny_batch_avx2(const unsigned char*, unsigned char*, const TinyBatch&, int64_t, int64_t) {}
 
 }  // namespace xpose::detail
 

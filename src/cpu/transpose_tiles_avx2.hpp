@@ -29,14 +29,29 @@ void transpose_tiles_avx2(const TileRegion& region, int elem_size, TileStores st
 // rows or columns left.
 void transpose_edges_avx2(const TileRegion& region, int elem_size);
 
-// Matrices of at most this many bytes go through transpose_tiny_batch_avx2 when a batch of them is
-// packed on both sides.
+// Matrices of at most this many bytes (and input spans, padding included) go through
+// transpose_tiny_batch_avx2.
 constexpr int64_t kTinyMatrixMaxBytes = 128;
 
-// Transposes matrices first .. end - 1 of a packed batch of `batch` rows x cols matrices (at most
-// kTinyMatrixMaxBytes each): byte shuffles of whole matrices. Writes only inside those matrices'
-// outputs and reads only inside the batch's input.
-void transpose_tiny_batch_avx2(const unsigned char* in, unsigned char* out, int64_t rows, int64_t cols,
-                               int elem_size, int64_t first, int64_t end, int64_t batch);
+// A batch of rows x cols matrices with packed output: input rows ld_in apart, matrices stride_in
+// apart (elements).
+struct TinyBatch {
+  int64_t rows, cols, ld_in, stride_in, batch;
+  int elem_size;
+};
+
+// Whether transpose_tiny_batch_avx2 takes the batch: two matrices or more, and each matrix's
+// output and its input span from its first element to its last at most kTinyMatrixMaxBytes.
+inline bool tiny_batch_fits(const TinyBatch& t) {
+  const int64_t span = ((t.rows - 1) * t.ld_in + t.cols) * t.elem_size;
+  return t.batch >= 2 && t.rows >= 1 && t.cols >= 1 && t.ld_in >= t.cols && span <= kTinyMatrixMaxBytes &&
+         t.rows * t.cols * t.elem_size <= kTinyMatrixMaxBytes;
+}
+
+// Transposes matrices first .. end - 1 of a tiny batch into packed output: byte shuffles of whole
+// matrices. Writes only inside those matrices' outputs and reads only inside the batch's input
+// (from the first matrix's first element to the last one's last).
+void transpose_tiny_batch_avx2(const unsigned char* in, unsigned char* out, const TinyBatch& batch, int64_t first,
+                               int64_t end);
 
 }  // namespace xpose::detail

@@ -115,9 +115,9 @@ TEST_P(CpuIsaPath, ThinMatricesMatchReference) {
   expect_transposes(GetParam(), matrices, {1, 3});
 }
 
-// Batches of matrices of at most 128 bytes, packed on both sides (the AVX2 byte shuffles of whole
+// Batches of matrices of at most 128 bytes into packed output (the AVX2 byte shuffles of whole
 // matrices: 1 to 8 chunks of 16 bytes, the range ends through a buffer), every shape up to 8 x 8
-// that fits, odd batches, one to three threads; and the same with a gap between matrices.
+// that fits, odd batches, one to three threads; padded input rows and gaps between matrices.
 TEST_P(CpuIsaPath, TinyMatrixBatchesMatchReference) {
   std::vector<Matrix> matrices;
   for (int64_t rows = 1; rows <= 8; ++rows)
@@ -127,7 +127,18 @@ TEST_P(CpuIsaPath, TinyMatrixBatchesMatchReference) {
   for (const Matrix& matrix :
        std::vector<Matrix>{{9, 14, 0, 0, 5}, {16, 8, 0, 0, 9}, {11, 11, 0, 0, 3}, {5, 13, 0, 0, 7}})
     matrices.push_back(matrix);
-  matrices.push_back({3, 5, 5, 3, 9, 16, 15});  // input matrices one element apart: the tiles
+  matrices.push_back({3, 5, 5, 3, 9, 16, 15});  // input matrices one element apart
+  // Padded input rows (the shuffles skip the padding), matrices apart in the input too, and
+  // input spans of 113-128 bytes of u8 whose output is smaller.
+  for (const Matrix& matrix : std::vector<Matrix>{{7, 7, 8, 0, 61},
+                                                  {3, 5, 7, 0, 9},
+                                                  {2, 3, 4, 0, 7},
+                                                  {1, 5, 9, 0, 13},
+                                                  {3, 5, 6, 0, 9, 3 * 6 + 2, 0},
+                                                  {4, 4, 5, 0, 11, 4 * 5 + 7, 0},
+                                                  {9, 11, 13, 0, 5},
+                                                  {2, 8, 120, 0, 7}})
+    matrices.push_back(matrix);
   expect_transposes(GetParam(), matrices, {1, 3});
 }
 
