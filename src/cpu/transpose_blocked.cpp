@@ -171,7 +171,9 @@ class StagedRun {
 // output's rows together already, and staging them ran slower), and not where every output line
 // is aligned and every row of the matrix in a whole tile: there the tiles write whole lines
 // straight out, and the stage's extra pass cost 20-40% (Zen 5, f16 64 x 32 batch 15625, f32 128
-// x 128 batch 1000; against f16 72 x 32 batch 13888 13 -> 35 GB/s staged).
+// x 128 batch 1000; against f16 72 x 32 batch 13888 13 -> 35 GB/s staged). Batches of small
+// matrices of 4- to 16-byte elements are staged too, filled by an element loop
+// (gathered_small_matrices).
 constexpr int64_t kStagedRowBytes = 1024;
 constexpr int64_t kStageBytes = 16 << 10;
 // 1- and 2-byte elements: rows up to a chunk of a tile edge's rows in a quarter of the L2 (256
@@ -209,8 +211,30 @@ bool packed_output_run(const Transpose2D& p) {
   return p.ld_out == p.rows && (p.batch == 1 || p.stride_out == p.rows * p.cols);
 }
 
+// Batches of small matrices of 4- to 16-byte elements: the staged run's chunks are filled by a
+// plain element loop (transpose_region_scalar), one load and one store per element from a matrix
+// in L1, instead of the region code, whose tiles, edges and records cost more per matrix than
+// such a matrix's elements. So the loop pays per element and the region code per matrix: up to
+// 512 elements, and not where the matrices are whole aligned tiles of over 512 bytes (one tile
+// call each). Zen 5, 2 threads, GB/s, region code -> element loop, two alternating runs: f64 9 x 9
+// 15-16 -> 38-39, f64 11 x 3 16 -> 27-33, f64 8 x 8 20 -> 30-31, f64 10 x 13 19 -> 26, c128 9 x 13
+// 24-25 -> 33-35, c128 7 x 9 28-30 -> 37-38, f32 17 x 19 16 -> 23, f32 19 x 25 16 -> 21-23, f32 22
+// x 23 20-21 -> 23-25; level on f64 7 x 11, c128 20 x 10, f64 16 x 16. Where it lost: 1- and
+// 2-byte elements (f16 20 x 20 26-28 -> 15-16), more elements (f32 50 x 20 25-27 -> 21, f32 24 x 40
+// 22 -> 20-21), whole aligned tiles (f32 16 x 16 35-36 -> 22-23), and matrices of fewer rows than
+// a tile edge over 512 bytes, which the interleaves write whole (f32 12 x 40 34 -> 21-24).
+constexpr int64_t kGatheredMatrixElements = 512;
+constexpr int64_t kGatheredAnyShapeBytes = 512;
+
+bool gathered_small_matrices(const Transpose2D& p, int64_t edge, TileStores stores) {
+  const int64_t bytes = p.rows * p.cols * p.elem_size;
+  const bool whole_aligned_tiles = stores == TileStores::stream_aligned && p.rows % edge == 0 && p.cols % edge == 0;
+  return p.elem_size >= 4 && p.batch >= 2 && packed_output_run(p) && p.rows * p.cols <= kGatheredMatrixElements &&
+         (bytes <= kGatheredAnyShapeBytes || (p.rows >= edge && !whole_aligned_tiles));
+}
+
 void transpose_staged_run(const unsigned char* in, unsigned char* out, const Transpose2D& p, int threads,
-                          CpuIsa isa, int prefetch_tiles) {
+                          CpuIsa isa, int prefetch_tiles, bool gather) {
   const int64_t e = p.elem_size, row_bytes = p.rows * e;
   const int64_t out_rows = p.batch * p.cols;  // (matrix, column) pairs in output order
   // Whole columns of tiles per chunk: a part column goes through the edge code.
@@ -237,7 +261,10 @@ void transpose_staged_run(const unsigned char* in, unsigned char* out, const Tra
         const int64_t m = v / p.cols, c0 = v % p.cols, c1 = std::min(p.cols, c0 + (u_end - v));
         const TileRegion r{in + (m * p.stride_in + c0) * e, run.data() + (v - u) * row_bytes, p.ld_in * e,
                            row_bytes, 0, p.rows, 0, c1 - c0};
-        transpose_region(r, p.elem_size, isa, TileStores::plain, prefetch_tiles, 1, 0);
+        if (gather)
+          transpose_scalar_of_size(r, p.elem_size);
+        else
+          transpose_region(r, p.elem_size, isa, TileStores::plain, prefetch_tiles, 1, 0);
         v += c1 - c0;
       }
       run.flush((u_end - u) * row_bytes, u_end == last);
@@ -358,12 +385,13 @@ void transpose_blocked(const void* in, void* out, const Transpose2D& p, int thre
   const int64_t stream_from =
       options.stream_from_bytes >= 0 ? options.stream_from_bytes : stream_from_bytes();
   const TileStores stores = choose_stores(out, p, stream_from);
+  const bool gather = vector && gathered_small_matrices(p, edge, stores);
   if (vector && stores != TileStores::plain && packed_output_run(p) &&
-      p.rows >= edge && p.rows * p.elem_size <= staged_row_bytes_max(p.elem_size) &&
-      !(stores == TileStores::stream_aligned && p.rows % edge == 0) &&
-      tile_rows_spread_over_l1_sets(p.ld_in * p.elem_size, edge)) {
+      (gather || (p.rows >= edge && p.rows * p.elem_size <= staged_row_bytes_max(p.elem_size) &&
+                  !(stores == TileStores::stream_aligned && p.rows % edge == 0) &&
+                  tile_rows_spread_over_l1_sets(p.ld_in * p.elem_size, edge)))) {
     transpose_staged_run(static_cast<const unsigned char*>(in), static_cast<unsigned char*>(out), p, n, isa,
-                         prefetch_tiles(p.elem_size));
+                         prefetch_tiles(p.elem_size), gather);
     return;
   }
   if (vector && stores != TileStores::plain && p.cols > 1 && p.cols * p.elem_size <= kStagedColumnBytes &&

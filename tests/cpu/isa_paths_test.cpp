@@ -142,13 +142,15 @@ TEST_P(CpuIsaPath, TinyMatrixBatchesMatchReference) {
   expect_transposes(GetParam(), matrices, {1, 3});
 }
 
-// Batches of matrices of 128 bytes to 8 KiB, packed on both sides (a region per matrix): matrices
-// of whole tiles and of partial ones, thin ones, odd batches, one to three threads, streamed and
-// not (the path's parameter).
+// Batches of matrices of 128 bytes to 8 KiB into packed output (a region per matrix, or with
+// streaming stores the staged run, filled by the element loop for up to 512 elements of 4 to 16
+// bytes): matrices of whole tiles and of partial ones, thin ones, fewer rows than a tile, padded
+// input rows, odd batches, one to three threads, streamed and not (the path's parameter).
 TEST_P(CpuIsaPath, SmallMatrixBatchesMatchReference) {
   expect_transposes(GetParam(),
                     {{21, 32, 0, 0, 37}, {17, 29, 0, 0, 9}, {5, 100, 0, 0, 17}, {100, 5, 0, 0, 17}, {16, 16, 0, 0, 70},
-                     {31, 33, 0, 0, 3}, {64, 32, 0, 0, 5}},
+                     {31, 33, 0, 0, 3}, {64, 32, 0, 0, 5}, {9, 9, 0, 0, 50}, {6, 9, 0, 0, 61}, {11, 3, 0, 0, 33},
+                     {8, 8, 0, 0, 40}, {13, 9, 15, 0, 17}, {22, 23, 25, 0, 9}, {5, 7, 0, 0, 101}},
                     {1, 2, 3});
 }
 
