@@ -380,6 +380,20 @@ void transpose_blocked(const void* in, void* out, const Transpose2D& p, int thre
     });
     return;
   }
+  // Up to 1 KiB with AVX-512: the same permutation of bytes, in 64-byte chunks by VBMI's
+  // two-source byte permute (Zen 5, 2 threads, GB/s, two alternating runs against the region code
+  // or element loop: u8 20 x 20 3-4 -> 19, u8 27 x 33 7 -> 19-20, f16 9 x 13 4-5 -> 14-18, f16 5 x
+  // 90 7-10 -> 15-22, f32 12 x 20 7-10 -> 15-16, f64 9 x 9 8-14 -> 20-28, c128 7 x 9 9-10 -> 15-29;
+  // 1 KiB matrices level to ahead: u8 32 x 32 10-17 -> 16-17, f16 16 x 32 6-13 -> 14-16).
+  if (isa == CpuIsa::avx512 && p.ld_out == p.rows && p.stride_out == matrix_elements &&
+      small_batch_avx512_fits(tiny)) {
+    const auto* source = static_cast<const unsigned char*>(in);
+    auto* target = static_cast<unsigned char*>(out);
+    parallel_for(n, [&](int t, int count) {
+      transpose_small_batch_avx512(source, target, tiny, p.batch * t / count, p.batch * (t + 1) / count);
+    });
+    return;
+  }
   const TileTuning tuning = tile_tuning(p.elem_size);
   const int64_t edge = vector ? tile_edge(p.elem_size) : 1;
   const int64_t stream_from =

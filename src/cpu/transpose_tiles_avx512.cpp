@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cpu/transpose_tiles_avx512.hpp"
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <utility>
 
 #include "cpu/tile_transpose_avx512.hpp"
@@ -227,6 +229,96 @@ void tiles_of_size(const TileRegion& r, TileStores stores, const StripJoins& joi
 
 }  // namespace
 
+namespace {
+
+// Small matrices (input span and output of at most kSmallPermutedMatrixBytes, packed output): the
+// AVX2 tiny-matrix method (transpose_tiny_matrices) with 64-byte chunks and VBMI's two-source byte
+// permute. Output chunk j is the OR of one zero-masked permute per pair of input chunks that feeds
+// it (at most Chunks / 2 of them), with the index vectors and masks built once per call: a 1 KiB
+// matrix takes 8 permutes per 64 output bytes where the region code pays per matrix for its
+// tiles, edges and records. Stores run past a matrix into the next one's place, which the next
+// matrix then writes; the last matrices of a range and of the input go through a buffer.
+template <int Chunks>
+XPOSE_AVX512 void permute_small_matrices(const unsigned char* in, unsigned char* out, const TinyBatch& t,
+                                         int64_t first, int64_t end) {
+  constexpr int kPairs = (Chunks + 1) / 2;
+  constexpr int64_t kSpan = 64 * Chunks;
+  const int64_t e = t.elem_size, m = t.rows * t.cols * e, in_stride = t.stride_in * e;
+  const int64_t out_chunks = (m + 63) / 64;
+  alignas(64) unsigned char index[Chunks][kPairs][64] = {};
+  uint64_t select[Chunks][kPairs] = {};
+  for (int64_t o = 0; o < m; ++o) {  // output byte o: element q = c * rows + r, byte b of it
+    const int64_t q = o / e, b = o % e;
+    const int64_t s = ((q % t.rows) * t.ld_in + q / t.rows) * e + b;
+    const int64_t j = o / 64, pair = s / 128;
+    index[j][pair][o % 64] = static_cast<unsigned char>(s % 128);
+    select[j][pair] |= uint64_t{1} << (o % 64);
+  }
+  __m512i indices[Chunks][kPairs];
+  for (int j = 0; j < Chunks; ++j)
+    for (int p = 0; p < kPairs; ++p) indices[j][p] = _mm512_load_si512(index[j][p]);
+  const int64_t in_bytes = (t.batch - 1) * in_stride + ((t.rows - 1) * t.ld_in + t.cols) * e, out_end = end * m;
+  constexpr int64_t kLoad = 128 * kPairs;  // whole pairs of input chunks
+  alignas(64) unsigned char buffer[kLoad];  // only the last matrices of a range or of the input
+  for (int64_t k = first; k < end; ++k) {
+    const unsigned char* source = in + k * in_stride;
+    if (k * in_stride + kLoad > in_bytes) {
+      std::memset(buffer, 0, sizeof buffer);
+      std::memcpy(buffer, source, static_cast<std::size_t>(std::min(kLoad, in_bytes - k * in_stride)));
+      source = buffer;
+    }
+    __m512i x[2 * kPairs];
+    for (int i = 0; i < 2 * kPairs; ++i) x[i] = _mm512_loadu_si512(source + 64 * i);
+    const bool whole = k * m + kSpan <= out_end;
+    unsigned char* target = whole ? out + k * m : buffer;
+    for (int j = 0; j < Chunks; ++j) {
+      if (j >= out_chunks) break;
+      __m512i y = _mm512_setzero_si512();
+      for (int p = 0; p < kPairs; ++p)
+        if (select[j][p] != 0)
+          y = _mm512_or_si512(y, _mm512_maskz_permutex2var_epi8(select[j][p], x[2 * p], indices[j][p], x[2 * p + 1]));
+      _mm512_storeu_si512(target + 64 * j, y);
+    }
+    if (!whole) std::memcpy(out + k * m, buffer, static_cast<std::size_t>(m));
+  }
+}
+
+int64_t small_batch_chunks(const TinyBatch& t) {
+  const int64_t span = ((t.rows - 1) * t.ld_in + t.cols) * t.elem_size;
+  return (std::max(span, t.rows * t.cols * t.elem_size) + 63) / 64;
+}
+
+}  // namespace
+
+bool small_batch_avx512_fits(const TinyBatch& t) {
+  const int64_t span = ((t.rows - 1) * t.ld_in + t.cols) * t.elem_size;
+  return t.batch >= 2 && t.rows >= 1 && t.cols >= 1 && t.ld_in >= t.cols && span <= kSmallPermutedMatrixBytes &&
+         t.rows * t.cols * t.elem_size <= kSmallPermutedMatrixBytes;
+}
+
+void transpose_small_batch_avx512(const unsigned char* in, unsigned char* out, const TinyBatch& t, int64_t first,
+                                  int64_t end) {
+  switch (small_batch_chunks(t)) {
+    case 1: return permute_small_matrices<1>(in, out, t, first, end);
+    case 2: return permute_small_matrices<2>(in, out, t, first, end);
+    case 3: return permute_small_matrices<3>(in, out, t, first, end);
+    case 4: return permute_small_matrices<4>(in, out, t, first, end);
+    case 5: return permute_small_matrices<5>(in, out, t, first, end);
+    case 6: return permute_small_matrices<6>(in, out, t, first, end);
+    case 7: return permute_small_matrices<7>(in, out, t, first, end);
+    case 8: return permute_small_matrices<8>(in, out, t, first, end);
+    case 9: return permute_small_matrices<9>(in, out, t, first, end);
+    case 10: return permute_small_matrices<10>(in, out, t, first, end);
+    case 11: return permute_small_matrices<11>(in, out, t, first, end);
+    case 12: return permute_small_matrices<12>(in, out, t, first, end);
+    case 13: return permute_small_matrices<13>(in, out, t, first, end);
+    case 14: return permute_small_matrices<14>(in, out, t, first, end);
+    case 15: return permute_small_matrices<15>(in, out, t, first, end);
+    case 16: return permute_small_matrices<16>(in, out, t, first, end);
+    default: return;
+  }
+}
+
 void transpose_tiles_avx512(const TileRegion& r, int elem_size, TileStores stores,
                             const StripJoins& joins, int prefetch_tiles, int wide) {
   switch (elem_size) {
@@ -256,6 +348,8 @@ namespace xpose::detail {
 bool avx512_tiles_available() { return false; }
 void transpose_tiles_avx512(const TileRegion&, int, TileStores, const StripJoins&, int, int) {}
 bool interleave_rows_avx512(const TileRegion&, int, bool) { return false; }
+bool small_batch_avx512_fits(const TinyBatch&) { return false; }
+void transpose_small_batch_avx512(const unsigned char*, unsigned char*, const TinyBatch&, int64_t, int64_t) {}
 void stream_fence() {}
 
 }  // namespace xpose::detail

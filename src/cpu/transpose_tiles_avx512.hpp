@@ -11,6 +11,7 @@
 
 #include "cpu/tile_region.hpp"
 #include "cpu/tile_stores.hpp"
+#include "cpu/transpose_tiles_avx2.hpp"
 
 namespace xpose::detail {
 
@@ -29,5 +30,18 @@ void transpose_tiles_avx512(const TileRegion& region, int elem_size, TileStores 
 // `stream`, the output's whole aligned lines are streaming stores (stream_fence() before another
 // thread reads them). False (nothing written) for any other region.
 bool interleave_rows_avx512(const TileRegion& region, int elem_size, bool stream);
+
+// Matrices (and input spans) of at most this many bytes go through transpose_small_batch_avx512.
+constexpr int64_t kSmallPermutedMatrixBytes = 1024;
+
+// Whether transpose_small_batch_avx512 takes the batch: tiny_batch_fits's conditions with
+// kSmallPermutedMatrixBytes in place of kTinyMatrixMaxBytes.
+bool small_batch_avx512_fits(const TinyBatch& batch);
+
+// Transposes matrices first .. end - 1 of such a batch into packed output: each matrix is a fixed
+// permutation of its bytes, done as two-source byte permutes of its 64-byte chunks. Writes only
+// inside those matrices' outputs and reads only inside the batch's input.
+void transpose_small_batch_avx512(const unsigned char* in, unsigned char* out, const TinyBatch& batch,
+                                  int64_t first, int64_t end);
 
 }  // namespace xpose::detail

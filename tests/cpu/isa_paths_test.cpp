@@ -142,6 +142,18 @@ TEST_P(CpuIsaPath, TinyMatrixBatchesMatchReference) {
   expect_transposes(GetParam(), matrices, {1, 3});
 }
 
+// Batches of matrices of 129 bytes to 1 KiB into packed output (with AVX-512, two-source byte
+// permutes of whole matrices: 3 to 16 chunks of 64 bytes, odd counts whose last pair is half past
+// the span, the range ends through a buffer): odd and square shapes, thin ones, padded input rows
+// and gaps between matrices, odd batches, one to three threads.
+TEST_P(CpuIsaPath, SmallPermutedMatrixBatchesMatchReference) {
+  expect_transposes(GetParam(),
+                    {{20, 20, 0, 0, 31}, {27, 33, 0, 0, 7}, {9, 13, 0, 0, 61}, {5, 90, 0, 0, 9}, {32, 32, 0, 0, 5},
+                     {16, 32, 0, 0, 5}, {11, 11, 13, 0, 17}, {7, 30, 33, 0, 9, 7 * 33 + 5, 0}, {200, 3, 0, 0, 9},
+                     {3, 200, 0, 0, 9}, {9, 57, 0, 0, 3}, {2, 70, 0, 0, 11}, {31, 33, 0, 0, 2}},
+                    {1, 2, 3});
+}
+
 // Batches of matrices of 128 bytes to 8 KiB into packed output (a region per matrix, or with
 // streaming stores the staged run, filled by the element loop for up to 512 elements of 4 to 16
 // bytes): matrices of whole tiles and of partial ones, thin ones, fewer rows than a tile, padded
