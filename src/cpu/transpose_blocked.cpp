@@ -222,7 +222,8 @@ bool packed_output_run(const Transpose2D& p) {
 // x 23 20-21 -> 23-25; level on f64 7 x 11, c128 20 x 10, f64 16 x 16. Where it lost: 1- and
 // 2-byte elements (f16 20 x 20 26-28 -> 15-16), more elements (f32 50 x 20 25-27 -> 21, f32 24 x 40
 // 22 -> 20-21), whole aligned tiles (f32 16 x 16 35-36 -> 22-23), and matrices of fewer rows than
-// a tile edge over 512 bytes, which the interleaves write whole (f32 12 x 40 34 -> 21-24).
+// a tile edge over 512 bytes, which the interleaves write whole (f32 12 x 40 34 -> 21-24). With
+// AVX-512, matrices of up to 1 KiB go to transpose_small_batch_avx512 before this.
 constexpr int64_t kGatheredMatrixElements = 512;
 constexpr int64_t kGatheredAnyShapeBytes = 512;
 
