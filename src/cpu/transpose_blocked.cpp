@@ -188,12 +188,13 @@ int64_t staged_row_bytes_max(int elem_size) {
                         : kStagedRowBytes;
 }
 
-// Whether the rows of a tile, `ld_bytes` apart, spread over the L1's sets: no set gets more than
-// half its ways of the lines the tile may touch (each row's line and the next, as misaligned rows
-// straddle two; the other half for the tile prefetched ahead). Pitches near a multiple of the L1's way
-// (64 sets x 64 bytes on x86) put a tile's rows into one or two sets, where a walk one tile wide
-// fetches every line again for each row piece it reads (Zen 5, f16 4095 x 4097: 6 GB/s staged,
-// 12 direct with four tiles per row visit).
+// Whether the rows of a tile, `ld_bytes` apart, spread over the L1's sets: no set gets more of
+// the lines the tile may touch (each row's line and the next, as misaligned rows straddle two)
+// than it has ways. Pitches near a multiple of the L1's way (64 sets x 64 bytes on x86) put a
+// tile's rows into one or two sets, where a walk one tile wide fetches every line again for each
+// row piece it reads (Zen 5, f16 4095 x 4097: 6 GB/s staged, 12 direct with four tiles per row
+// visit). Half the ways was too strict: f16 289 x 512 batch 216 (1 KiB pitch, 8 lines in each of
+// 8 sets) ran 27-30 GB/s staged, 23-24 direct.
 bool tile_rows_spread_over_l1_sets(int64_t ld_bytes, int64_t edge) {
   const CpuCaches& caches = cpu_caches();
   const int64_t sets = std::max<int64_t>(1, caches.l1d_bytes / (64 * int64_t{caches.l1d_ways}));
@@ -204,7 +205,7 @@ bool tile_rows_spread_over_l1_sets(int64_t ld_bytes, int64_t edge) {
   std::vector<int> lines_in_set(static_cast<std::size_t>(sets), 0);
   int most = 0;
   for (const int64_t line : lines) most = std::max(most, ++lines_in_set[static_cast<std::size_t>(line % sets)]);
-  return most <= std::max(1, caches.l1d_ways / 2);
+  return most <= caches.l1d_ways;
 }
 
 bool packed_output_run(const Transpose2D& p) {
