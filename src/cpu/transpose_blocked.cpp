@@ -372,27 +372,23 @@ void transpose_blocked(const void* in, void* out, const Transpose2D& p, int thre
   // per-matrix set-up costs more than such a matrix's bytes). Padded input rows too (a slice of a
   // wider tensor) and gapped batches: the shuffles skip the padding (Zen 5, 2 threads, % of memcpy:
   // 800000 x 7 x 7 f16 rows 8 apart 13 -> 60-74, 1000000 x 9 x 11 u8 rows 13 apart 9 -> 49-57).
-  const TinyBatch tiny{p.rows, p.cols, p.ld_in, p.stride_in, p.batch, p.elem_size};
-  if (vector && avx2_tiles_available() && p.ld_out == p.rows && p.stride_out == matrix_elements &&
-      tiny_batch_fits(tiny)) {
-    const auto* source = static_cast<const unsigned char*>(in);
-    auto* target = static_cast<unsigned char*>(out);
-    parallel_for(n, [&](int t, int count) {
-      transpose_tiny_batch_avx2(source, target, tiny, p.batch * t / count, p.batch * (t + 1) / count);
-    });
-    return;
-  }
   // Up to 1 KiB with AVX-512: the same permutation of bytes, in 64-byte chunks by VBMI's
   // two-source byte permute (Zen 5, 2 threads, GB/s, two alternating runs against the region code
   // or element loop: u8 20 x 20 3-4 -> 19, u8 27 x 33 7 -> 19-20, f16 9 x 13 4-5 -> 14-18, f16 5 x
   // 90 7-10 -> 15-22, f32 12 x 20 7-10 -> 15-16, f64 9 x 9 8-14 -> 20-28, c128 7 x 9 9-10 -> 15-29;
   // 1 KiB matrices level to ahead: u8 32 x 32 10-17 -> 16-17, f16 16 x 32 6-13 -> 14-16).
-  if (isa == CpuIsa::avx512 && p.ld_out == p.rows && p.stride_out == matrix_elements &&
-      small_batch_avx512_fits(tiny)) {
+  const TinyBatch tiny{p.rows, p.cols, p.ld_in, p.stride_in, p.batch, p.elem_size};
+  const bool packed_output = p.ld_out == p.rows && p.stride_out == matrix_elements;
+  void (*whole_matrices)(const unsigned char*, unsigned char*, const TinyBatch&, int64_t, int64_t) = nullptr;
+  if (vector && avx2_tiles_available() && packed_output && tiny_batch_fits(tiny))
+    whole_matrices = transpose_tiny_batch_avx2;
+  else if (isa == CpuIsa::avx512 && packed_output && small_batch_avx512_fits(tiny))
+    whole_matrices = transpose_small_batch_avx512;
+  if (whole_matrices != nullptr) {
     const auto* source = static_cast<const unsigned char*>(in);
     auto* target = static_cast<unsigned char*>(out);
     parallel_for(n, [&](int t, int count) {
-      transpose_small_batch_avx512(source, target, tiny, p.batch * t / count, p.batch * (t + 1) / count);
+      whole_matrices(source, target, tiny, p.batch * t / count, p.batch * (t + 1) / count);
     });
     return;
   }
