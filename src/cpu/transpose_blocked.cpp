@@ -378,11 +378,10 @@ void transpose_blocked(const void* in, void* out, const Transpose2D& p, int thre
   // 90 7-10 -> 15-22, f32 12 x 20 7-10 -> 15-16, f64 9 x 9 8-14 -> 20-28, c128 7 x 9 9-10 -> 15-29;
   // 1 KiB matrices level to ahead: u8 32 x 32 10-17 -> 16-17, f16 16 x 32 6-13 -> 14-16).
   const TinyBatch tiny{p.rows, p.cols, p.ld_in, p.stride_in, p.batch, p.elem_size};
-  const bool packed_output = p.ld_out == p.rows && p.stride_out == matrix_elements;
   void (*whole_matrices)(const unsigned char*, unsigned char*, const TinyBatch&, int64_t, int64_t) = nullptr;
-  if (vector && avx2_tiles_available() && packed_output && tiny_batch_fits(tiny))
+  if (vector && avx2_tiles_available() && packed_output_run(p) && tiny.fits(kTinyMatrixMaxBytes))
     whole_matrices = transpose_tiny_batch_avx2;
-  else if (isa == CpuIsa::avx512 && packed_output && small_batch_avx512_fits(tiny))
+  else if (isa == CpuIsa::avx512 && packed_output_run(p) && tiny.fits(kSmallPermutedMatrixBytes))
     whole_matrices = transpose_small_batch_avx512;
   if (whole_matrices != nullptr) {
     const auto* source = static_cast<const unsigned char*>(in);

@@ -950,7 +950,7 @@ template <int Chunks>
 void transpose_tiny_matrices(const unsigned char* in, unsigned char* out, const TinyBatch& t, int64_t first,
                              int64_t end) {
   constexpr int64_t kSpan = 16 * Chunks;
-  const int64_t e = t.elem_size, m = t.rows * t.cols * e, in_stride = t.stride_in * e;
+  const int64_t e = t.elem_size, m = t.matrix_bytes(), in_stride = t.stride_in * e;
   __m128i masks[Chunks][Chunks];  // [input chunk][output chunk]
   for (int i = 0; i < Chunks; ++i)
     for (int j = 0; j < Chunks; ++j) {
@@ -964,7 +964,7 @@ void transpose_tiny_matrices(const unsigned char* in, unsigned char* out, const 
       masks[i][j] = _mm_load_si128(reinterpret_cast<const __m128i*>(mask));
     }
   // The input ends with the last matrix's last row, its padding not included.
-  const int64_t in_bytes = (t.batch - 1) * in_stride + ((t.rows - 1) * t.ld_in + t.cols) * e, out_end = end * m;
+  const int64_t in_bytes = t.input_bytes(), out_end = end * m;
   for (int64_t b = first; b < end; ++b) {
     alignas(16) unsigned char buffer[kSpan];  // only the last matrices of a range or of the input
     const unsigned char* source = in + b * in_stride;
@@ -1030,8 +1030,7 @@ void transpose_edges_avx2(const TileRegion& r, int elem_size) {
 
 void transpose_tiny_batch_avx2(const unsigned char* in, unsigned char* out, const TinyBatch& t, int64_t first,
                                int64_t end) {
-  const int64_t span = ((t.rows - 1) * t.ld_in + t.cols) * t.elem_size;
-  switch ((std::max(span, t.rows * t.cols * t.elem_size) + 15) / 16) {
+  switch ((std::max(t.span_bytes(), t.matrix_bytes()) + 15) / 16) {
     case 1: return transpose_tiny_matrices<1>(in, out, t, first, end);
     case 2: return transpose_tiny_matrices<2>(in, out, t, first, end);
     case 3: return transpose_tiny_matrices<3>(in, out, t, first, end);

@@ -30,7 +30,7 @@ void transpose_tiles_avx2(const TileRegion& region, int elem_size, TileStores st
 void transpose_edges_avx2(const TileRegion& region, int elem_size);
 
 // Matrices of at most this many bytes (and input spans, padding included) go through
-// transpose_tiny_batch_avx2.
+// transpose_tiny_batch_avx2 (TinyBatch::fits).
 constexpr int64_t kTinyMatrixMaxBytes = 128;
 
 // A batch of rows x cols matrices with packed output: input rows ld_in apart, matrices stride_in
@@ -38,17 +38,20 @@ constexpr int64_t kTinyMatrixMaxBytes = 128;
 struct TinyBatch {
   int64_t rows, cols, ld_in, stride_in, batch;
   int elem_size;
+
+  int64_t matrix_bytes() const { return rows * cols * elem_size; }
+  // One matrix's input from its first element to its last, padding between rows included.
+  int64_t span_bytes() const { return ((rows - 1) * ld_in + cols) * elem_size; }
+  // The whole input, from the first matrix's first element to the last one's last.
+  int64_t input_bytes() const { return (batch - 1) * stride_in * elem_size + span_bytes(); }
+  // Two matrices or more, each matrix's output and input span at most `max_bytes`.
+  bool fits(int64_t max_bytes) const {
+    return batch >= 2 && rows >= 1 && cols >= 1 && ld_in >= cols && span_bytes() <= max_bytes &&
+           matrix_bytes() <= max_bytes;
+  }
 };
 
-// Whether transpose_tiny_batch_avx2 takes the batch: two matrices or more, and each matrix's
-// output and its input span from its first element to its last at most kTinyMatrixMaxBytes.
-inline bool tiny_batch_fits(const TinyBatch& t) {
-  const int64_t span = ((t.rows - 1) * t.ld_in + t.cols) * t.elem_size;
-  return t.batch >= 2 && t.rows >= 1 && t.cols >= 1 && t.ld_in >= t.cols && span <= kTinyMatrixMaxBytes &&
-         t.rows * t.cols * t.elem_size <= kTinyMatrixMaxBytes;
-}
-
-// Transposes matrices first .. end - 1 of a tiny batch into packed output: byte shuffles of whole
+// Transposes matrices first .. end - 1 of a batch that fits kTinyMatrixMaxBytes into packed output: byte shuffles of whole
 // matrices. Writes only inside those matrices' outputs and reads only inside the batch's input
 // (from the first matrix's first element to the last one's last).
 void transpose_tiny_batch_avx2(const unsigned char* in, unsigned char* out, const TinyBatch& batch, int64_t first,

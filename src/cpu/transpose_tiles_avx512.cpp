@@ -243,7 +243,7 @@ XPOSE_AVX512 void permute_small_matrices(const unsigned char* in, unsigned char*
                                          int64_t first, int64_t end) {
   constexpr int kPairs = (Chunks + 1) / 2;
   constexpr int64_t kSpan = 64 * Chunks;
-  const int64_t e = t.elem_size, m = t.rows * t.cols * e, in_stride = t.stride_in * e;
+  const int64_t e = t.elem_size, m = t.matrix_bytes(), in_stride = t.stride_in * e;
   const int64_t out_chunks = (m + 63) / 64;
   alignas(64) unsigned char index[Chunks][kPairs][64] = {};
   uint64_t select[Chunks][kPairs] = {};
@@ -257,7 +257,7 @@ XPOSE_AVX512 void permute_small_matrices(const unsigned char* in, unsigned char*
   __m512i indices[Chunks][kPairs];
   for (int j = 0; j < Chunks; ++j)
     for (int p = 0; p < kPairs; ++p) indices[j][p] = _mm512_load_si512(index[j][p]);
-  const int64_t in_bytes = (t.batch - 1) * in_stride + ((t.rows - 1) * t.ld_in + t.cols) * e, out_end = end * m;
+  const int64_t in_bytes = t.input_bytes(), out_end = end * m;
   constexpr int64_t kLoad = 128 * kPairs;  // whole pairs of input chunks
   alignas(64) unsigned char buffer[kLoad];  // only the last matrices of a range or of the input
   for (int64_t k = first; k < end; ++k) {
@@ -283,22 +283,11 @@ XPOSE_AVX512 void permute_small_matrices(const unsigned char* in, unsigned char*
   }
 }
 
-int64_t small_batch_chunks(const TinyBatch& t) {
-  const int64_t span = ((t.rows - 1) * t.ld_in + t.cols) * t.elem_size;
-  return (std::max(span, t.rows * t.cols * t.elem_size) + 63) / 64;
-}
-
 }  // namespace
-
-bool small_batch_avx512_fits(const TinyBatch& t) {
-  const int64_t span = ((t.rows - 1) * t.ld_in + t.cols) * t.elem_size;
-  return t.batch >= 2 && t.rows >= 1 && t.cols >= 1 && t.ld_in >= t.cols && span <= kSmallPermutedMatrixBytes &&
-         t.rows * t.cols * t.elem_size <= kSmallPermutedMatrixBytes;
-}
 
 void transpose_small_batch_avx512(const unsigned char* in, unsigned char* out, const TinyBatch& t, int64_t first,
                                   int64_t end) {
-  switch (small_batch_chunks(t)) {
+  switch ((std::max(t.span_bytes(), t.matrix_bytes()) + 63) / 64) {
     case 1: return permute_small_matrices<1>(in, out, t, first, end);
     case 2: return permute_small_matrices<2>(in, out, t, first, end);
     case 3: return permute_small_matrices<3>(in, out, t, first, end);
@@ -348,7 +337,6 @@ namespace xpose::detail {
 bool avx512_tiles_available() { return false; }
 void transpose_tiles_avx512(const TileRegion&, int, TileStores, const StripJoins&, int, int) {}
 bool interleave_rows_avx512(const TileRegion&, int, bool) { return false; }
-bool small_batch_avx512_fits(const TinyBatch&) { return false; }
 void transpose_small_batch_avx512(const unsigned char*, unsigned char*, const TinyBatch&, int64_t, int64_t) {}
 void stream_fence() {}
 

@@ -31,14 +31,11 @@ void transpose_tiles_avx512(const TileRegion& region, int elem_size, TileStores 
 // thread reads them). False (nothing written) for any other region.
 bool interleave_rows_avx512(const TileRegion& region, int elem_size, bool stream);
 
-// Matrices (and input spans) of at most this many bytes go through transpose_small_batch_avx512.
+// Matrices (and input spans) of at most this many bytes go through transpose_small_batch_avx512
+// (TinyBatch::fits).
 constexpr int64_t kSmallPermutedMatrixBytes = 1024;
 
-// Whether transpose_small_batch_avx512 takes the batch: tiny_batch_fits's conditions with
-// kSmallPermutedMatrixBytes in place of kTinyMatrixMaxBytes.
-bool small_batch_avx512_fits(const TinyBatch& batch);
-
-// Transposes matrices first .. end - 1 of such a batch into packed output: each matrix is a fixed
+// Transposes matrices first .. end - 1 of a batch that fits kSmallPermutedMatrixBytes into packed output: each matrix is a fixed
 // permutation of its bytes, done as two-source byte permutes of its 64-byte chunks. Writes only
 // inside those matrices' outputs and reads only inside the batch's input.
 void transpose_small_batch_avx512(const unsigned char* in, unsigned char* out, const TinyBatch& batch,
