@@ -13,6 +13,8 @@
 #endif
 
 #include "core/problem.hpp"
+#include "cpu/cpu_caches.hpp"
+#include "cpu/permute_blocks.hpp"
 #include "cpu/thread_pool.hpp"
 #include "cpu/transpose_blocked.hpp"
 
@@ -216,10 +218,15 @@ void permute_as_2d_slices(const unsigned char* in, unsigned char* out, const Wal
 
 // A short inner axis (the input's innermost or the output's innermost under kShortAxisBytes): 2D
 // slices of the two are a few hundred bytes whose lines are parts of cache lines far apart. A
-// tile over several axes instead: the input's innermost axes until they span
-// kGroupBytes, the output's likewise (the last axis of each group cut to fit), so that the tile
-// reads and writes runs of about kGroupBytes and its footprint stays in L1. Inside a tile the axes
-// are walked in output order, one element at a time: for 4- to 16-byte elements only, where that
+// tile over several axes instead: the input's innermost axes until they span kGroupBytes, the
+// output's likewise (the last axis of each group cut to fit, or taken whole where the cut would
+// leave a tile of under half the axis), so that the tile reads and writes runs of about
+// kGroupBytes; it stays in L2. 512 bytes against 128 (Zen 5, 2 threads, % of memcpy, the vector
+// blocks below): `400 30 20 10 8 / 4 2 0 3 1` f32 31 -> 47, `100 50 12 40 20 / 1 4 0 3 2` f64 36
+// -> 49, `122 13 2 3 7 5 12 / 0 6 5 3 2 1 4` c128 (element loop) 28 -> 34. Inside a tile the
+// blocks of its two unit-stride axes are register transposes where the vector set pays
+// (vector_blocks_pay), else the axes are walked in output order, one element at a time: for 4- to
+// 16-byte elements only, where that
 // moves enough bytes per step (AMD EPYC Zen 3, 2 threads, % of memcpy, three rounds against the 2D
 // slices: `50 40 3 30 5 / 4 1 3 0 2` f64 10 -> 22, `20 30 40 6 10 / 2 4 0 3 1` f32 26 -> 45,
 // `400 30 20 10 8 / 4 2 0 3 1` f32 25 -> 39, `64 33 17 29 3 / 3 1 4 0 2` f64 20 -> 26; a u8 case,
@@ -230,7 +237,7 @@ void permute_as_2d_slices(const unsigned char* in, unsigned char* out, const Wal
 constexpr int64_t kShortAxisBytes = 64;
 constexpr int64_t kShortAxisMinElemBytes = 4;
 constexpr int64_t kWideElemBytes = 8, kWideShortAxisBytes = 256;
-constexpr int64_t kGroupBytes = 128;
+constexpr int64_t kGroupBytes = 512, kMinGroupBytes = 128;
 
 struct TileAxis {
   ByteAxis axis;
@@ -242,14 +249,15 @@ struct MultiAxisTiles {
   std::array<TileAxis, kMaxPermuteRank> tile{};
   FlatAxes outer;                                 // the other axes
   int64_t chunks = 1;                             // tiles per outer index
+  int input_unit = -1, output_unit = -1;          // the tile axes of unit input / output stride
 };
 
-MultiAxisTiles plan_multi_axis_tiles(const PermuteLayout& layout) {
+MultiAxisTiles plan_multi_axis_tiles(const PermuteLayout& layout, int64_t group_bytes) {
   const int64_t e = layout.elem_size;
   const int n = layout.rank;
   std::array<int64_t, kMaxPermuteRank> extent{};
   extent.fill(0);  // 0: not a tile axis
-  // Axes of one side, innermost first, until they span kGroupBytes; the last one cut to fit.
+  // Axes of one side, innermost first, until they span group_bytes; the last one cut to fit.
   const auto group = [&](bool input) {
     std::array<int, kMaxPermuteRank> order{};
     for (int k = 0; k < n; ++k) order[k] = k;
@@ -257,9 +265,10 @@ MultiAxisTiles plan_multi_axis_tiles(const PermuteLayout& layout) {
       return input ? layout[a].in_stride < layout[b].in_stride : layout[a].out_stride < layout[b].out_stride;
     });
     int64_t span = e;
-    for (int i = 0; i < n && span < kGroupBytes; ++i) {
+    for (int i = 0; i < n && span < group_bytes; ++i) {
       const int k = order[i];
-      const int64_t want = std::min(layout[k].size, (kGroupBytes + span - 1) / span);
+      int64_t want = std::min(layout[k].size, (group_bytes + span - 1) / span);
+      if (2 * want > layout[k].size) want = layout[k].size;  // no tile of a small remainder
       extent[k] = std::max(extent[k], want);
       span *= want;
     }
@@ -277,6 +286,10 @@ MultiAxisTiles plan_multi_axis_tiles(const PermuteLayout& layout) {
     } else {
       t.outer.add(axis);
     }
+  }
+  for (int i = 0; i < t.count; ++i) {
+    if (t.tile[i].axis.in == e && t.input_unit < 0) t.input_unit = i;
+    if (t.tile[i].axis.out == e && t.output_unit < 0) t.output_unit = i;
   }
   return t;
 }
@@ -304,8 +317,52 @@ void copy_multi_axis_tile(const unsigned char* src, unsigned char* dst, const Mu
   }
 }
 
-void permute_multi_axis_tiles(const unsigned char* in, unsigned char* out, const MultiAxisTiles& t, int elem_size,
-                              int threads, int64_t bytes) {
+// Whether the vector set's register transposes beat the element loop on this tile's blocks (rows
+// along the output's unit-stride axis, columns along the input's), with `edge` elements a side per
+// vector tile. 4-byte elements always: the element loop moves 4 bytes a step. 8-byte elements when
+// the tile's blocks are at least half full: a vector tile costs the same however few of its lanes
+// are used. 16-byte elements never: each element step is already a 16-byte move. (AMD EPYC Zen 5,
+// 2 threads, % of memcpy, element loop -> blocks: `400 30 20 10 8 / 4 2 0 3 1` f32 17 -> 47, `7 7
+// 3140 4 13 / 3 2 0 4 1` f64 (7 x 13 blocks) 15 -> 31; `200 40 3 30 5 / 4 1 3 0 2` f64 (3 x 5)
+// 16 -> 12, `93 11 62 7 9 / 0 2 4 1 3` c128 36 -> 28; docs/cpu.md.)
+bool vector_blocks_pay(const MultiAxisTiles& t, int elem_size, int64_t edge) {
+  if (t.input_unit < 0 || t.output_unit < 0 || t.input_unit == t.output_unit) return false;
+  if (elem_size == 4) return true;
+  if (elem_size != 8) return false;
+  const auto padded = [edge](int64_t n) { return (n + edge - 1) / edge * edge; };
+  const int64_t rows = t.tile[t.output_unit].extent, cols = t.tile[t.input_unit].extent;
+  return 2 * rows * cols >= padded(rows) * padded(cols);
+}
+
+using VectorBlocks = void (*)(const unsigned char*, unsigned char*, const PermuteBlocks&);
+
+// The register transposes for the tiles' blocks under `isa`, or null for the element loop.
+VectorBlocks vector_blocks_for(const MultiAxisTiles& t, int elem_size, CpuIsa isa) {
+  const CpuIsa set = cpu_isa_capped(isa);
+  if (set == CpuIsa::avx512 && vector_blocks_pay(t, elem_size, 64 / elem_size)) return permute_blocks_avx512;
+  if (set == CpuIsa::avx2 && vector_blocks_pay(t, elem_size, 32 / elem_size)) return permute_blocks_avx2;
+  return nullptr;
+}
+
+// The tiles for `layout`: groups of kGroupBytes, halved (down to kMinGroupBytes) until a tile fits
+// half the L1 for the element loop, which reads its input lines in output order, or half the L2
+// for the register blocks, which read whole pieces of lines. (Zen 5, 2 threads, % of memcpy: the
+// element loop's `64 33 17 29 3 / 3 1 4 0 2` f64, a 47 KiB tile at 512 bytes, 17 -> 14 against
+// 128-byte groups; the blocks' `400 30 20 10 8 / 4 2 0 3 1` f32 28 at 256 bytes, 47 at 512.)
+MultiAxisTiles plan_tiles_for_caches(const PermuteLayout& layout, CpuIsa isa, VectorBlocks* blocks) {
+  MultiAxisTiles t;
+  for (int64_t group = kGroupBytes;; group /= 2) {
+    t = plan_multi_axis_tiles(layout, group);
+    *blocks = vector_blocks_for(t, layout.elem_size, isa);
+    int64_t tile_bytes = layout.elem_size;
+    for (int k = 0; k < t.count; ++k) tile_bytes *= t.tile[k].extent;
+    const int64_t fits = *blocks != nullptr ? cpu_caches().l2_bytes / 2 : cpu_caches().l1d_bytes / 2;
+    if (tile_bytes <= fits || group <= kMinGroupBytes) return t;
+  }
+}
+
+void permute_multi_axis_tiles(const unsigned char* in, unsigned char* out, const MultiAxisTiles& t,
+                              VectorBlocks vector_blocks, int elem_size, int threads, int64_t bytes) {
   const int64_t units = t.outer.total * t.chunks;
   const int n = static_cast<int>(std::min<int64_t>(resolve_threads(threads, bytes), units));
   run_on_threads(n, units, [&](int64_t first, int64_t last) {
@@ -318,6 +375,26 @@ void permute_multi_axis_tiles(const unsigned char* in, unsigned char* out, const
         begin[k] = chunk % tiles * t.tile[k].extent;
         end[k] = std::min(t.tile[k].axis.size, begin[k] + t.tile[k].extent);
         chunk /= tiles;
+      }
+      if (vector_blocks != nullptr) {
+        // The tile's blocks: its unit-stride axes, inside loops over its other axes.
+        PermuteBlocks blocks;
+        blocks.elem_size = elem_size;
+        blocks.rows = end[t.output_unit] - begin[t.output_unit];
+        blocks.cols = end[t.input_unit] - begin[t.input_unit];
+        blocks.row_in = t.tile[t.output_unit].axis.in;
+        blocks.col_out = t.tile[t.input_unit].axis.out;
+        for (int k = 0; k < t.count; ++k) {
+          in_offset += begin[k] * t.tile[k].axis.in;
+          out_offset += begin[k] * t.tile[k].axis.out;
+          if (k == t.input_unit || k == t.output_unit) continue;
+          blocks.extent[blocks.loops] = end[k] - begin[k];
+          blocks.in[blocks.loops] = t.tile[k].axis.in;
+          blocks.out[blocks.loops] = t.tile[k].axis.out;
+          ++blocks.loops;
+        }
+        vector_blocks(in + in_offset, out + out_offset, blocks);
+        continue;
       }
       const unsigned char* src = in + in_offset;
       unsigned char* dst = out + out_offset;
@@ -496,10 +573,14 @@ void permute_blocked(const void* in, void* out, const PermuteLayout& layout, int
   const int64_t e = layout.elem_size;
   const bool unit_strides = walk.run == e && walk.y.size > 1 && walk.x.in == e && walk.y.out == e;
   const int64_t x_bytes = walk.x.size * e, y_bytes = walk.y.size * e;
+  // With a vector set the tiles' blocks are register transposes, which beat the 2D slices of inner
+  // axes of 64-255 bytes for 4-byte elements too (Zen 5, 2 threads, % of memcpy: `500 30 40 20 / 0
+  // 3 2 1` f32 14 -> 50, `40 50 60 45 / 1 3 0 2` f32 14 -> 50, `300 40 30 50 / 0 3 2 1` 26 -> 54).
+  const int64_t wide_elem_bytes = cpu_isa_capped(options.isa) == CpuIsa::portable ? kWideElemBytes : 4;
   const bool short_inner_axes =
       walk.run == e && e >= kShortAxisMinElemBytes && layout.rank >= 3 && walk.y.size > 1 &&
       (x_bytes < kShortAxisBytes || y_bytes < kShortAxisBytes ||
-       (e >= kWideElemBytes && x_bytes < kWideShortAxisBytes && y_bytes < kWideShortAxisBytes));
+       (e >= wide_elem_bytes && x_bytes < kWideShortAxisBytes && y_bytes < kWideShortAxisBytes));
 #if defined(__SSE2__)
   CompositeTiles composite;
   if (e <= 2 && walk.run == e && x_bytes < kShortAxisBytes &&
@@ -508,12 +589,15 @@ void permute_blocked(const void* in, void* out, const PermuteLayout& layout, int
     return;
   }
 #endif
-  if (short_inner_axes)
-    permute_multi_axis_tiles(src, dst, plan_multi_axis_tiles(layout), layout.elem_size, threads, layout.bytes());
-  else if (unit_strides)
+  if (short_inner_axes) {
+    VectorBlocks blocks = nullptr;
+    const MultiAxisTiles tiles = plan_tiles_for_caches(layout, options.isa, &blocks);
+    permute_multi_axis_tiles(src, dst, tiles, blocks, layout.elem_size, threads, layout.bytes());
+  } else if (unit_strides) {
     permute_as_2d_slices(src, dst, walk, layout.elem_size, threads, layout.bytes(), options);
-  else
+  } else {
     permute_tiles(src, dst, walk, threads, layout.bytes());
+  }
 }
 
 }  // namespace xpose::detail

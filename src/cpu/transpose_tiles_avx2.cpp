@@ -4,10 +4,13 @@
 // linker for a caller in baseline code.
 #include "cpu/transpose_tiles_avx2.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <utility>
 
+#include "cpu/permute_blocks.hpp"
 #include "cpu/transpose_scalar.hpp"
 
 #if defined(__AVX2__)
@@ -1028,6 +1031,86 @@ void transpose_edges_avx2(const TileRegion& r, int elem_size) {
   }
 }
 
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// The N-D permute's blocks (permute_blocks.hpp): a block of up to kEdge x kEdge elements is one
+// register tile of 32-byte rows. Rows past the block are zeros (not read); partial rows and output
+// lines are masked loads and stores of whole dwords, so a block reads and writes only its own
+// elements.
+
+// Dword lanes [0, dwords) set.
+inline __m256i low_dwords_mask(int dwords) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(dwords), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+template <int E>
+inline void transpose_masked_block(const unsigned char* in, int64_t row_in, unsigned char* out, int64_t col_out,
+                                   int rows, int cols) {
+  constexpr int kEdge = 32 / E;
+  const __m256i load_mask = low_dwords_mask(cols * E / 4), store_mask = low_dwords_mask(rows * E / 4);
+  __m256i r[kEdge];
+  for (int k = 0; k < kEdge; ++k) {
+    const auto* p = in + k * row_in;
+    r[k] = k >= rows      ? _mm256_setzero_si256()
+           : cols == kEdge ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))
+                           : _mm256_maskload_epi32(reinterpret_cast<const int*>(p), load_mask);
+  }
+  if constexpr (E == 4) {
+    transpose_8x8_dwords(r);
+  } else if constexpr (E == 8) {
+    transpose_4x4_qwords(r);
+  } else {
+    const __m256i a = r[0], b = r[1];
+    r[0] = _mm256_permute2x128_si256(a, b, 0x20);
+    r[1] = _mm256_permute2x128_si256(a, b, 0x31);
+  }
+  for (int q = 0; q < kEdge; ++q) {
+    if (q >= cols) break;
+    auto* p = out + q * col_out;
+    if (rows == kEdge)
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), r[q]);
+    else
+      _mm256_maskstore_epi32(reinterpret_cast<int*>(p), store_mask, r[q]);
+  }
+}
+
+template <int E>
+void permute_blocks_of_size(const unsigned char* in, unsigned char* out, const PermuteBlocks& b) {
+  constexpr int64_t kEdge = 32 / E;
+  std::array<int64_t, kMaxPermuteRank> at{};
+  int64_t in_offset = 0, out_offset = 0;
+  for (;;) {
+    for (int64_t c = 0; c < b.cols; c += kEdge)
+      for (int64_t r = 0; r < b.rows; r += kEdge)
+        transpose_masked_block<E>(in + in_offset + r * b.row_in + c * E, b.row_in,
+                                  out + out_offset + c * b.col_out + r * E, b.col_out,
+                                  static_cast<int>(std::min(kEdge, b.rows - r)),
+                                  static_cast<int>(std::min(kEdge, b.cols - c)));
+    int k = b.loops - 1;
+    for (; k >= 0; --k) {
+      in_offset += b.in[k];
+      out_offset += b.out[k];
+      if (++at[k] < b.extent[k]) break;
+      in_offset -= at[k] * b.in[k];
+      out_offset -= at[k] * b.out[k];
+      at[k] = 0;
+    }
+    if (k < 0) return;
+  }
+}
+
+}  // namespace
+
+void permute_blocks_avx2(const unsigned char* in, unsigned char* out, const PermuteBlocks& blocks) {
+  switch (blocks.elem_size) {
+    case 4: return permute_blocks_of_size<4>(in, out, blocks);
+    case 8: return permute_blocks_of_size<8>(in, out, blocks);
+    case 16: return permute_blocks_of_size<16>(in, out, blocks);
+    default: return;
+  }
+}
+
 void transpose_tiny_batch_avx2(const unsigned char* in, unsigned char* out, const TinyBatch& t, int64_t first,
                                int64_t end) {
   switch ((std::max(t.span_bytes(), t.matrix_bytes()) + 15) / 16) {
@@ -1053,6 +1136,7 @@ bool avx2_tiles_available() { return false; }
 void transpose_tiles_avx2(const TileRegion&, int, TileStores, const StripJoins&, int, int) {}
 void transpose_edges_avx2(const TileRegion&, int) {}
 void transpose_tiny_batch_avx2(const unsigned char*, unsigned char*, const TinyBatch&, int64_t, int64_t) {}
+void permute_blocks_avx2(const unsigned char*, unsigned char*, const PermuteBlocks&) {}
 
 }  // namespace xpose::detail
 

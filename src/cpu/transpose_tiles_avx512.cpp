@@ -2,10 +2,12 @@
 #include "cpu/transpose_tiles_avx512.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <utility>
 
+#include "cpu/permute_blocks.hpp"
 #include "cpu/tile_transpose_avx512.hpp"
 #include "cpu/transpose_scalar.hpp"
 
@@ -283,7 +285,67 @@ XPOSE_AVX512 void permute_small_matrices(const unsigned char* in, unsigned char*
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// The N-D permute's blocks (permute_blocks.hpp): a block of up to kEdge x kEdge elements is one
+// register tile. Rows past the block are zeros (not read) and each output line is a masked store
+// of the block's rows, so a block reads and writes only its own elements.
+
+// The low `bytes` bits set (all 64 from 64 up).
+inline __mmask64 low_bytes_mask(int bytes) { return bytes >= 64 ? ~__mmask64{0} : (__mmask64{1} << bytes) - 1; }
+
+template <int E>
+XPOSE_AVX512_INLINE void transpose_masked_block(const unsigned char* in, int64_t row_in, unsigned char* out,
+                                                int64_t col_out, int rows, int cols) {
+  constexpr int kEdge = 64 / E;
+  const __mmask64 load_mask = low_bytes_mask(cols * E), store_mask = low_bytes_mask(rows * E);
+  __m512i r[kEdge], lines[kEdge];
+  for (int k = 0; k < kEdge; ++k)
+    r[k] = k < rows ? _mm512_maskz_loadu_epi8(load_mask, in + k * row_in) : _mm512_setzero_si512();
+  if constexpr (E == 4) {
+    transpose_16x16_dwords(r);
+    for (int q = 0; q < kEdge; ++q) lines[q] = r[q];
+  } else {
+    TileTranspose<E>::transpose(r, lines);
+  }
+  for (int q = 0; q < kEdge; ++q)
+    if (q < cols) _mm512_mask_storeu_epi8(out + q * col_out, store_mask, lines[q]);
+}
+
+template <int E>
+XPOSE_AVX512 void permute_blocks_of_size(const unsigned char* in, unsigned char* out, const PermuteBlocks& b) {
+  constexpr int64_t kEdge = 64 / E;
+  std::array<int64_t, kMaxPermuteRank> at{};
+  int64_t in_offset = 0, out_offset = 0;
+  for (;;) {
+    for (int64_t c = 0; c < b.cols; c += kEdge)
+      for (int64_t r = 0; r < b.rows; r += kEdge)
+        transpose_masked_block<E>(in + in_offset + r * b.row_in + c * E, b.row_in,
+                                  out + out_offset + c * b.col_out + r * E, b.col_out,
+                                  static_cast<int>(std::min(kEdge, b.rows - r)),
+                                  static_cast<int>(std::min(kEdge, b.cols - c)));
+    int k = b.loops - 1;
+    for (; k >= 0; --k) {
+      in_offset += b.in[k];
+      out_offset += b.out[k];
+      if (++at[k] < b.extent[k]) break;
+      in_offset -= at[k] * b.in[k];
+      out_offset -= at[k] * b.out[k];
+      at[k] = 0;
+    }
+    if (k < 0) return;
+  }
+}
+
 }  // namespace
+
+void permute_blocks_avx512(const unsigned char* in, unsigned char* out, const PermuteBlocks& blocks) {
+  switch (blocks.elem_size) {
+    case 4: return permute_blocks_of_size<4>(in, out, blocks);
+    case 8: return permute_blocks_of_size<8>(in, out, blocks);
+    case 16: return permute_blocks_of_size<16>(in, out, blocks);
+    default: return;
+  }
+}
 
 void transpose_small_batch_avx512(const unsigned char* in, unsigned char* out, const TinyBatch& t, int64_t first,
                                   int64_t end) {
@@ -338,6 +400,7 @@ bool avx512_tiles_available() { return false; }
 void transpose_tiles_avx512(const TileRegion&, int, TileStores, const StripJoins&, int, int) {}
 bool interleave_rows_avx512(const TileRegion&, int, bool) { return false; }
 void transpose_small_batch_avx512(const unsigned char*, unsigned char*, const TinyBatch&, int64_t, int64_t) {}
+void permute_blocks_avx512(const unsigned char*, unsigned char*, const PermuteBlocks&) {}
 void stream_fence() {}
 
 }  // namespace xpose::detail

@@ -195,6 +195,16 @@ TEST_P(CpuIsaPath, PermuteMatchesReference) {
       {{4, 24, 20}, {0, 2, 1}, {24 * 23, 23, 1}, {}},  // strided input rows
       {{5, 6, 7, 8, 3}, {4, 2, 0, 3, 1}, {}, {}},      // rank 5: the generic tiles
       {{40, 8, 3}, {1, 0, 2}, {}, {}},                 // the innermost axis stays: runs
+      // Tiles over several axes, whose unit-stride axes are register transposes (4- and 8-byte
+      // elements): blocks of under one vector tile each way with loops around them, blocks of
+      // several tiles with partial ones at both ends, inner axes of 64-255 bytes, strided input
+      // rows and a padded output.
+      {{7, 7, 31, 4, 13}, {3, 2, 0, 4, 1}, {}, {}},
+      {{12, 30, 20, 10, 8}, {4, 2, 0, 3, 1}, {}, {}},
+      {{5, 37, 3, 21}, {0, 3, 2, 1}, {}, {}},
+      {{6, 40, 30, 50}, {0, 3, 2, 1}, {}, {}},
+      {{9, 10, 12, 20}, {1, 3, 0, 2}, {10 * 12 * 23 + 1, 12 * 23, 23, 1}, {}},
+      {{7, 11, 13, 5}, {2, 3, 1, 0}, {}, {5 * 11 * 8 + 3, 11 * 8, 8, 1}},
   };
   const BlockedOptions options = options_of(GetParam());
   for (DType type : kOnePerSize)
