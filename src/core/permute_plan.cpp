@@ -18,7 +18,8 @@ namespace {
 //   longer; and whenever tiled's tiles hold under 2 KiB (axes too short to fill them) and
 //   packed's at least twice that;
 //   gather, when its runs are under one sector and packed's are longer, or when it copies in
-//   chunks of 4 bytes or less (runs of an odd number of elements of up to 4 bytes).
+//   chunks of 4 bytes or less (runs of an odd number of elements of up to 4 bytes, under 256
+//   bytes: longer ones it copies as shifted 16-byte vectors, GatherParams::shifted).
 // Permutes of short axes on an H100 (docs/permute.md): tiled with f32 / f64 runs of 5-23 elements
 // ran at 43-71% of memcpy where packed with runs 2-14 times longer ran at 67-89%; tiled with 30
 // f64 and 53-64 f32 stayed ahead of packed runs no more than twice as long; 1- and 2-byte elements
@@ -26,7 +27,8 @@ namespace {
 // 39-68% against packed's 20-39% on 96- to 136-byte runs; c128 89-94% against 65-86%); tiled with
 // 48 bytes per tile (a 6 x 2 view of f32) ran at 1%. Gather reads whole sectors once its runs are
 // 32 bytes (u8 and f16 runs of 32-48 bytes in TTC 28, 30, 43-45: gather 87-94%, packed 53-73%);
-// copying 2 or 4 bytes at a time it ran at 17-39% (runs of 76 bytes to 1.8 MB).
+// copying 2 or 4 bytes at a time it ran at 17-39% (runs of 76 bytes to 1.8 MB), and packed at
+// 28-50% on such runs of 782 bytes to 38 KB, where shifted vectors run at 53-82% (H200).
 constexpr int64_t kTiledShortRunElements = 24;
 constexpr int64_t kTiledShortRunBytes = 32;
 constexpr int64_t kTiledSmallTileBytes = 2048;

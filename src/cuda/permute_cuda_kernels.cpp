@@ -101,7 +101,7 @@ bool prepare_gather(const PermuteProblem&, const PermuteLayout& layout, Prepared
     return false;
   prepared->alignment = layout.elem_size;
   prepared->shorter_run_bytes = layout[layout.rank - 1].size * layout.elem_size;  // one innermost run
-  prepared->access_bytes = launch->wide.chunk_bytes;
+  prepared->access_bytes = launch->wide.shifted ? 16 : launch->wide.chunk_bytes;
   prepared->data = std::move(launch);
   return true;
 }

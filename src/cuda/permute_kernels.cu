@@ -132,6 +132,52 @@ __global__ void __launch_bounds__(kCopyThreads)
   }
 }
 
+// Bytes [m, m + 16) of the 32 bytes lo:hi (m < 16), as one vector.
+__device__ __forceinline__ uint4 shifted_vector(const uint4& lo, const uint4& hi, int m) {
+  const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+  const int q = m >> 2;
+  const unsigned shift = static_cast<unsigned>(m & 3) * 8;
+  uint32_t a[5];
+#pragma unroll
+  for (int k = 0; k < 5; ++k) a[k] = q == 0 ? w[k] : q == 1 ? w[k + 1] : q == 2 ? w[k + 2] : w[k + 3];
+  return make_uint4(__funnelshift_r(a[0], a[1], shift), __funnelshift_r(a[1], a[2], shift),
+                    __funnelshift_r(a[2], a[3], shift), __funnelshift_r(a[3], a[4], shift));
+}
+
+// gather with shifted vectors (GatherParams::shifted): item = (run, slot), the slot being the
+// run's aligned 16-byte output vector number; consecutive threads take consecutive slots. A
+// vector inside the run reads the aligned input vectors that cover its bytes (one, or two joined
+// by funnel shifts) when they lie inside the input run too; the vectors at a run's ends go byte
+// by byte. Nothing outside the runs is read or written.
+__global__ void __launch_bounds__(kCopyThreads)
+    permute_gather_shifted_kernel(const uint8_t* __restrict__ in, uint8_t* __restrict__ out,
+                                  const __grid_constant__ GatherParams p) {
+  const int64_t step = int64_t{gridDim.x} * blockDim.x;
+  const int64_t length = p.run_bytes;
+  for (int64_t item = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; item < p.items; item += step) {
+    int64_t source = 0, target = 0;
+    const int64_t first = gather_shifted_item(p, item, out, &source, &target);
+    if (first >= length) continue;
+    const uint8_t* src = in + source;
+    uint8_t* dst = out + target;
+    if (first >= 0 && first + 16 <= length) {
+      const int m = static_cast<int>(reinterpret_cast<uintptr_t>(src + first) & 15);
+      const int64_t lo = first - m;  // the first covering input vector, relative to the run
+      if (m == 0) {
+        *reinterpret_cast<uint4*>(dst + first) = load_input_vector(src + first);
+        continue;
+      }
+      if (lo >= 0 && lo + 32 <= length) {
+        const uint4 a = load_input_vector(src + lo), b = load_input_vector(src + lo + 16);
+        *reinterpret_cast<uint4*>(dst + first) = shifted_vector(a, b, m);
+        continue;
+      }
+    }
+    const int64_t begin = first < 0 ? 0 : first, end = first + 16 < length ? first + 16 : length;
+    for (int64_t k = begin; k < end; ++k) dst[k] = src[k];
+  }
+}
+
 // One element per thread, consecutive threads along the output: the simplest correct kernel.
 template <int Size>
 __global__ void __launch_bounds__(kCopyThreads)
@@ -244,6 +290,11 @@ Status launch_permute_gather(const void* in, void* out, const GatherParams& p, g
   if (p.items == 0) return Status::ok;
   const auto* src = static_cast<const uint8_t*>(in);
   auto* dst = static_cast<uint8_t*>(out);
+  if (p.shifted) {
+    const unsigned grid = blocks_for(p.items, int64_t{kCopyThreads} * kItemsPerThread);
+    permute_gather_shifted_kernel<<<grid, kCopyThreads, 0, stream>>>(src, dst, p);
+    return gpu::check_launch("permute_gather");
+  }
   const unsigned grid = blocks_for(p.items, int64_t{kCopyThreads} * kItemsPerThread);
   bool launched = dispatch_size(p.chunk_bytes, [&](auto size) {
     permute_gather_kernel<decltype(size)::value><<<grid, kCopyThreads, 0, stream>>>(src, dst, p);

@@ -97,11 +97,16 @@ bool make_gather_params(const detail::PermuteLayout& layout, int max_chunk_bytes
     return true;
   };
   while (chunk > 1 && !divides(chunk)) chunk /= 2;
-  GatherParams p;
-  p.chunk_bytes = chunk;
-  const auto in_chunks = [&](int64_t elements) { return elements * e / chunk; };
   const int64_t run_bytes = layout[n - 1].size * e;
-  const int64_t run_chunks = in_chunks(layout[n - 1].size);
+  GatherParams p;
+  // Long runs of narrow chunks: shifted 16-byte vectors, every offset in bytes. A run of L bytes
+  // starting h bytes into a vector (h < 16) covers at most (L + 30) / 16 aligned vectors.
+  p.shifted = max_chunk_bytes >= 16 && chunk <= kGatherShiftedMaxChunkBytes && run_bytes >= kGatherTileBytes;
+  if (p.shifted) chunk = 1;
+  p.chunk_bytes = chunk;
+  p.run_bytes = run_bytes;
+  const auto in_chunks = [&](int64_t elements) { return elements * e / chunk; };
+  const int64_t run_chunks = p.shifted ? (run_bytes + 30) / 16 : in_chunks(layout[n - 1].size);
   p.run_chunks = FastDivisor(run_chunks);
 
   // Tiles of runs for short runs: A is the input's next axis, B the output's next axis.
@@ -500,6 +505,9 @@ std::string describe(const PackedParams& p) {
 }
 
 std::string describe(const GatherParams& wide, const GatherParams& narrow) {
+  if (wide.shifted)
+    return "shifted 16-byte vectors (runs of " + std::to_string(wide.run_bytes) + " bytes), " +
+           std::to_string(wide.items) + " items";
   std::string text = std::to_string(wide.chunk_bytes) + "-byte chunks";
   if (narrow.chunk_bytes != wide.chunk_bytes)
     text += " (" + std::to_string(narrow.chunk_bytes) + "-byte chunks for pointers off " +

@@ -55,8 +55,16 @@ XPOSE_HOST_DEVICE inline void naive_offsets(const NaiveParams& p, int64_t index,
 // same time, so the sectors that neighbouring runs share meet in L2 instead of being fetched twice.
 constexpr int64_t kGatherTileBytes = 256;
 
+// Long runs whose length or strides allow only chunks of this many bytes or fewer (odd runs of
+// small elements, odd pitches) are copied as shifted 16-byte vectors instead: an item is one
+// aligned 16-byte vector of an output run, assembled from the two aligned input vectors that
+// cover its bytes. Copying 2 or 4 bytes at a time, gather ran at 17-39% of memcpy (docs/permute.md).
+constexpr int kGatherShiftedMaxChunkBytes = 4;
+
 struct GatherParams {
-  int chunk_bytes = 1;             // the kernel's access size
+  int chunk_bytes = 1;             // the kernel's access size (1 when shifted: offsets in bytes)
+  bool shifted = false;            // items are aligned 16-byte output vectors; run_chunks per run
+  int64_t run_bytes = 0;           // the run's length, when shifted
   FastDivisor run_chunks;          // chunks per run
   int outer_rank = 0;              // the other axes (not A, B when tiled), output order, outermost first
   FastDivisor outer_size[kMaxAxes];
@@ -105,6 +113,19 @@ XPOSE_HOST_DEVICE inline bool gather_offsets(const GatherParams& p, int64_t item
   *in = in_offset;
   *out = out_offset;
   return inside;
+}
+
+// Shifted gather: item `item` is one aligned 16-byte vector of an output run. Sets the run's
+// offsets (bytes) and returns the vector's first byte relative to the run: negative for the
+// vector holding the run's head, past the run for the slots a run does not need.
+XPOSE_HOST_DEVICE inline int64_t gather_shifted_item(const GatherParams& p, int64_t item, const void* out,
+                                                     int64_t* source, int64_t* target) {
+  gather_offsets(p, item, source, target);
+  const int64_t slot = item - p.run_chunks.divide(item) * p.run_chunks.divisor();
+  *source -= slot;
+  *target -= slot;
+  const auto head = static_cast<int64_t>((reinterpret_cast<uintptr_t>(out) + static_cast<uintptr_t>(*target)) & 15);
+  return slot * 16 - head;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -54,6 +54,15 @@ void emulate_tiled(const cuda::TiledParams& p, const uint8_t* in, uint8_t* out, 
 }
 
 void emulate_gather(const cuda::GatherParams& p, const uint8_t* in, uint8_t* out) {
+  if (p.shifted) {  // each item: the bytes of its output vector that lie inside its run
+    for (int64_t item = 0; item < p.items; ++item) {
+      int64_t source = 0, target = 0;
+      const int64_t first = cuda::gather_shifted_item(p, item, out, &source, &target);
+      const int64_t begin = std::max<int64_t>(first, 0), end = std::min(first + 16, p.run_bytes);
+      if (begin < end) std::memcpy(out + target + begin, in + source + begin, static_cast<std::size_t>(end - begin));
+    }
+    return;
+  }
   for (int64_t item = 0; item < p.items; ++item) {
     int64_t source = 0, target = 0;
     if (!cuda::gather_offsets(p, item, &source, &target)) continue;
@@ -110,6 +119,38 @@ void expect_gpu_kernels_match(const Permutation& p, DType type) {
   expect_emulation_matches(name + ": naive", problem, [&](const uint8_t* in, uint8_t* out) {
     emulate_naive(naive, layout.elem_size, in, out);
   });
+}
+
+PermuteLayout normalised(const Permutation& p, DType type) {
+  return xpose::detail::normalise(xpose_test::permute_problem_for(p, type));
+}
+
+// Runs that stay innermost, of 256 bytes or more, whose length or strides allow only chunks of 4
+// bytes or fewer: gather copies them as shifted 16-byte vectors (odd lengths, odd pitches, batched
+// over one and two axes); wider chunks and shorter runs keep the chunked copy.
+TEST(PermuteGpuGeometry, GatherShiftsLongOddRunsIntoVectors) {
+  const std::vector<std::pair<Permutation, DType>> shifted{
+      {{{29, 14, 301}, {1, 0, 2}, {}, {}}, DType::u8},
+      {{{29, 14, 301}, {1, 0, 2}, {}, {}}, DType::f16},
+      {{{5, 7, 1001}, {1, 0, 2}, {7 * 1003 + 5, 1003, 1}, {}}, DType::u8},
+      {{{3, 4, 5, 263}, {2, 0, 1, 3}, {}, {}}, DType::u8},
+      {{{9, 11, 256}, {1, 0, 2}, {11 * 257, 257, 1}, {}}, DType::u8},
+      {{{6, 5, 129}, {1, 0, 2}, {}, {6 * 131 + 1, 131, 1}}, DType::f32},
+  };
+  for (const auto& [p, type] : shifted) {
+    const PermuteLayout layout = normalised(p, type);
+    cuda::GatherParams params;
+    ASSERT_TRUE(cuda::make_gather_params(layout, 16, &params, nullptr));
+    EXPECT_TRUE(params.shifted) << layout.describe();
+    expect_gpu_kernels_match(p, type);
+  }
+  cuda::GatherParams params;
+  ASSERT_TRUE(cuda::make_gather_params(normalised({{29, 14, 300}, {1, 0, 2}, {}, {}}, DType::f16), 16, &params, nullptr));
+  EXPECT_FALSE(params.shifted);  // 600-byte runs: 8-byte chunks
+  ASSERT_TRUE(cuda::make_gather_params(normalised({{29, 14, 255}, {1, 0, 2}, {}, {}}, DType::u8), 16, &params, nullptr));
+  EXPECT_FALSE(params.shifted);  // under 256 bytes: tiles of runs
+  ASSERT_TRUE(cuda::make_gather_params(normalised({{29, 14, 301}, {1, 0, 2}, {}, {}}, DType::u8), 1, &params, nullptr));
+  EXPECT_FALSE(params.shifted);  // the narrow set for misaligned pointers is never shifted
 }
 
 TEST(PermuteGpuGeometry, EveryPermutationUpToRank4OnOddDims) {

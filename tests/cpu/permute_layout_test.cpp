@@ -161,9 +161,11 @@ TEST(PermuteLayout, GpuChoiceFollowsTheRule) {
   EXPECT_EQ(chosen({{15, 15, 15, 32, 15, 32}, {2, 0, 4, 1, 5, 3}, {}, {}}, DType::u8), "tiled");
   EXPECT_EQ(chosen({{15, 15, 15, 32, 15, 32}, {2, 0, 4, 1, 5, 3}, {}, {}}, DType::f16), "tiled");
   EXPECT_EQ(chosen({{2, 6, 5, 1366, 39, 10}, {3, 1, 4, 5, 2, 0}, {}, {}}, DType::c128), "tiled");
-  // Gather copying an odd run of small elements 2 or 4 bytes at a time (782- and 76-byte runs):
-  // packed.
-  EXPECT_EQ(chosen({{123, 725, 23, 17}, {1, 0, 2, 3}, {}, {}}, DType::f16), "packed");
+  // Odd runs of small elements, which gather could copy only 1, 2 or 4 bytes at a time: from 256
+  // bytes as shifted 16-byte vectors (a 782-byte run; odd 4249-byte rows at an odd pitch), shorter
+  // ones through packed (a 76-byte run).
+  EXPECT_EQ(chosen({{123, 725, 23, 17}, {1, 0, 2, 3}, {}, {}}, DType::f16), "gather");
+  EXPECT_EQ(chosen({{146, 29, 4249}, {1, 0, 2}, {128354, 4426, 1}, {}}, DType::u8), "gather");
   EXPECT_EQ(chosen({{3, 5, 21, 3, 23, 7, 45, 19}, {4, 2, 3, 5, 0, 6, 1, 7}, {}, {}}, DType::f32), "packed");
   // Tiled tiles of a few elements (a strided 6 x 2 view of f32 per tile): packed.
   EXPECT_EQ(chosen({{318268, 9, 6, 2}, {1, 0, 3, 2}, {162, 18, 3, 1}, {}}, DType::f32), "packed");

@@ -365,6 +365,29 @@ TEST(PermuteCuda, TiledAndPackedViewsEndingAtTheirAllocationStayInside) {
           expect_permutes_in_exact_allocations(kernel, p, type, misalign);
 }
 
+// Long runs that stay innermost, of an odd length or at odd pitches (gather's shifted 16-byte
+// vectors, GatherParams::shifted): runs of 256 bytes up to several KiB, batched over one and two
+// axes, strided input and output, pointers off 16 bytes on either side by different amounts (the
+// input and output vectors then split at different bytes), and views ending at their allocations.
+TEST(PermuteCuda, GatherShiftedVectorsMatchReference) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const std::vector<Permutation> cases{{{29, 14, 301}, {1, 0, 2}, {}, {}},
+                                       {{5, 7, 1001}, {1, 0, 2}, {7 * 1003 + 5, 1003, 1}, {}},
+                                       {{3, 4, 5, 263}, {2, 0, 1, 3}, {}, {}},
+                                       {{9, 11, 256}, {1, 0, 2}, {11 * 257, 257, 1}, {}},
+                                       {{6, 5, 129}, {1, 0, 2}, {}, {6 * 131 + 1, 131, 1}},
+                                       {{7, 19, 4249}, {1, 0, 2}, {19 * 4426 + 1, 4426, 1}, {}}};
+  for (const Permutation& p : cases)
+    for (DType type : {DType::u8, DType::u16, DType::f32}) {
+      for (const auto& [in, out] : std::vector<std::pair<std::size_t, std::size_t>>{{0, 0}, {1, 0}, {0, 3}, {5, 2}, {15, 7}}) {
+        expect_permutes("gather", p, type, in * xpose::size_of(type) % 16, out * xpose::size_of(type) % 16);
+        expect_permutes("auto", p, type, in * xpose::size_of(type) % 16, out * xpose::size_of(type) % 16);
+      }
+      for (std::size_t misalign : {std::size_t{0}, std::size_t{1}})
+        expect_permutes_in_exact_allocations("gather", p, type, misalign * xpose::size_of(type));
+    }
+}
+
 // Round trip through a permutation and its inverse, plus samples against the definition: index
 // arithmetic past 2^31 elements and 2^32 bytes (64-bit offsets, grids clamped to their limits).
 TEST(PermuteCuda, MoreThan2To31ElementsRoundTrip) {
