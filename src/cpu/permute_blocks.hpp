@@ -22,6 +22,24 @@ struct PermuteBlocks {
   std::array<int64_t, kMaxPermuteRank> extent{}, in{}, out{};
 };
 
+namespace {
+// The walk over the tile's other axes: the next index after `at` (the last axis fastest), with the
+// offsets moved to it; false after the last. Unnamed, like tile_region.hpp's helpers: each vector
+// set's file inlines its own copy.
+inline bool next_block_origin(const PermuteBlocks& b, std::array<int64_t, kMaxPermuteRank>& at, int64_t* in_offset,
+                              int64_t* out_offset) {
+  for (int k = b.loops - 1; k >= 0; --k) {
+    *in_offset += b.in[k];
+    *out_offset += b.out[k];
+    if (++at[k] < b.extent[k]) return true;
+    *in_offset -= at[k] * b.in[k];
+    *out_offset -= at[k] * b.out[k];
+    at[k] = 0;
+  }
+  return false;
+}
+}  // namespace
+
 // Every block of the tile whose first element is at in / out. Each writes only the tile's
 // elements and reads only its own. Call only where the set is available (cpu_isa_supported).
 void permute_blocks_avx512(const unsigned char* in, unsigned char* out, const PermuteBlocks& blocks);

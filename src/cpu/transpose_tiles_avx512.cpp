@@ -316,24 +316,14 @@ XPOSE_AVX512 void permute_blocks_of_size(const unsigned char* in, unsigned char*
   constexpr int64_t kEdge = 64 / E;
   std::array<int64_t, kMaxPermuteRank> at{};
   int64_t in_offset = 0, out_offset = 0;
-  for (;;) {
+  do {
     for (int64_t c = 0; c < b.cols; c += kEdge)
       for (int64_t r = 0; r < b.rows; r += kEdge)
         transpose_masked_block<E>(in + in_offset + r * b.row_in + c * E, b.row_in,
                                   out + out_offset + c * b.col_out + r * E, b.col_out,
                                   static_cast<int>(std::min(kEdge, b.rows - r)),
                                   static_cast<int>(std::min(kEdge, b.cols - c)));
-    int k = b.loops - 1;
-    for (; k >= 0; --k) {
-      in_offset += b.in[k];
-      out_offset += b.out[k];
-      if (++at[k] < b.extent[k]) break;
-      in_offset -= at[k] * b.in[k];
-      out_offset -= at[k] * b.out[k];
-      at[k] = 0;
-    }
-    if (k < 0) return;
-  }
+  } while (next_block_origin(b, at, &in_offset, &out_offset));
 }
 
 }  // namespace
