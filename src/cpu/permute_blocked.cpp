@@ -225,15 +225,15 @@ void permute_as_2d_slices(const unsigned char* in, unsigned char* out, const Wal
 // blocks below): `400 30 20 10 8 / 4 2 0 3 1` f32 31 -> 47, `100 50 12 40 20 / 1 4 0 3 2` f64 36
 // -> 49, `122 13 2 3 7 5 12 / 0 6 5 3 2 1 4` c128 (element loop) 28 -> 34. Inside a tile the
 // blocks of its two unit-stride axes are register transposes where the vector set pays
-// (vector_blocks_pay), else the axes are walked in output order, one element at a time: for 4- to
-// 16-byte elements only, where that
-// moves enough bytes per step (AMD EPYC Zen 3, 2 threads, % of memcpy, three rounds against the 2D
-// slices: `50 40 3 30 5 / 4 1 3 0 2` f64 10 -> 22, `20 30 40 6 10 / 2 4 0 3 1` f32 26 -> 45,
-// `400 30 20 10 8 / 4 2 0 3 1` f32 25 -> 39, `64 33 17 29 3 / 3 1 4 0 2` f64 20 -> 26; a u8 case,
-// `13 35 1000 5 23 / 1 0 4 2 3`, 32 -> 22). Elements of 8 bytes or more move twice f32's bytes
-// per step, so for them the tiles also take inner axes of 64-255 bytes on both sides (Xeon
-// guest: `93 11 62 7 9 / 0 2 4 1 3` c128 24 -> 62, `100 50 12 40 20 / 1 4 0 3 2` f64 25 -> 70;
-// f32 there lost 10-20 points to the tiles, docs/cpu.md).
+// (vector_blocks_pay), else the axes are walked in output order, one element at a time. Tiles are
+// for 4- to 16-byte elements only, where the element loop moves enough bytes per step (AMD EPYC
+// Zen 3, 2 threads, % of memcpy, three rounds against the 2D slices, element loop: `50 40 3 30 5
+// / 4 1 3 0 2` f64 10 -> 22, `20 30 40 6 10 / 2 4 0 3 1` f32 26 -> 45, `400 30 20 10 8 / 4 2 0 3
+// 1` f32 25 -> 39, `64 33 17 29 3 / 3 1 4 0 2` f64 20 -> 26; a u8 case, `13 35 1000 5 23 / 1 0 4 2
+// 3`, 32 -> 22). Elements of 8 bytes or more move twice f32's bytes per step, so for them the
+// tiles also take inner axes of 64-255 bytes on both sides (Xeon guest: `93 11 62 7 9 / 0 2 4 1 3`
+// c128 24 -> 62, `100 50 12 40 20 / 1 4 0 3 2` f64 25 -> 70; f32 there lost 10-20 points to the
+// element loop's tiles, docs/cpu.md), and with a vector set f32 too (permute_blocked below).
 constexpr int64_t kShortAxisBytes = 64;
 constexpr int64_t kShortAxisMinElemBytes = 4;
 constexpr int64_t kWideElemBytes = 8, kWideShortAxisBytes = 256;
