@@ -247,7 +247,7 @@ __global__ void __launch_bounds__(kThreads, kTransposeStepMinBlocks)
       T* run = out + b * m.stride_out + j0 * rows;
       stage_lines(segment, m.ld_in, staging, pitch, rows, cols_here, step.line_vectors);
       __syncthreads();
-      transpose_by_walks(staging + vector_head(segment), transposed + vector_head(run), step.walks, 1, 0);
+      transpose_by_walks(staging + vector_head(segment), transposed + vector_head(run), step.walks, 1);
       __syncthreads();
       store_run(transposed, run, cols_here * rows);
       // No barrier here: the next chunk's loads write only `staging`, which the transpose step has
@@ -433,7 +433,7 @@ __global__ void __launch_bounds__(kThreads, deinterleave_walks_min_blocks(sizeof
       T* segment = out + b * m.stride_out + i0;
       stage_run(run, staging, staged_span(rows_here, cols, ld_in));
       __syncthreads();
-      transpose_by_walks(staging + vector_head(run), transposed + vector_head(segment), step.walks, 1, 0);
+      transpose_by_walks(staging + vector_head(run), transposed + vector_head(segment), step.walks, 1);
       __syncthreads();
       store_lines(transposed, segment, m.ld_out, pitch, cols, rows_here, step.line_vectors);
       // No barrier here: the next chunk's loads write only `staging`, which the transpose step has
@@ -487,7 +487,7 @@ int deinterleave_walk_chunk(int64_t ld_in, int size) {
 // The transpose step of chunks of rows x cols elements of `size` bytes (1 or 2) whose strided
 // lines have `line_length` elements.
 ChunkStep chunk_step(int rows, int cols, int size, int from_pitch, int to_pitch, int line_length) {
-  return {remembered_transpose_walks({rows, cols, size, 1, from_pitch, to_pitch}),
+  return {remembered_transpose_walks({rows, cols, size, 1, from_pitch, to_pitch, rows * from_pitch}),
           detail::TileDivisor(line_length / (16 / size) + 2)};
 }
 
@@ -530,10 +530,11 @@ bool interleave_fits(const detail::Transpose2D& p) {
 // Whether the deinterleave may stage the span of a chunk's input rows, padding included: where the
 // padding between rows is under one 32-byte sector (the rows' own loads fetch most of those sectors
 // anyway) or at most a quarter of a row. Then a padded view reads as a packed one, with vectors.
-bool short_row_padding(const detail::Transpose2D& p) {
-  const int64_t padding = p.ld_in - p.cols;
-  return padding * p.elem_size < 32 || 4 * padding <= p.cols;
+bool short_padding(int64_t padding, int64_t run, int elem_size) {
+  return padding * elem_size < 32 || 4 * padding <= run;
 }
+
+bool short_row_padding(const detail::Transpose2D& p) { return short_padding(p.ld_in - p.cols, p.cols, p.elem_size); }
 
 bool deinterleave_fits(const detail::Transpose2D& p) {
   if (p.rows <= 0 || p.cols <= 0 || p.cols >= tile_cols_for(p.elem_size) || !short_row_padding(p)) return false;

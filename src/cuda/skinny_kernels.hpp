@@ -19,8 +19,10 @@ bool deinterleave_fits(const detail::Transpose2D& problem);
 // segments per chunk are long enough (skinny_kernels.cu says where each was measured).
 bool interleave_preferred(const detail::Transpose2D& problem);
 bool deinterleave_preferred(const detail::Transpose2D& problem);
-// Whether a kernel may read the span of consecutive input rows, padding included: the padding
-// between rows is under one 32-byte sector or at most a quarter of a row.
+// Whether a kernel may read the span of consecutive input runs of `run` elements, padding
+// included: the padding between runs is under one 32-byte sector or at most a quarter of a run.
+bool short_padding(int64_t padding, int64_t run, int elem_size);
+// short_padding for the input rows (ld_in - cols elements between rows of cols).
 bool short_row_padding(const detail::Transpose2D& problem);
 
 Status launch_interleave(const void* in, void* out, const detail::Transpose2D& problem, gpu::Stream stream);

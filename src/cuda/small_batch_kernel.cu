@@ -29,7 +29,9 @@ constexpr int staging_elements() {
   return sizeof(T) >= 4 ? n + n / 32 + 1 : n;
 }
 
-// K whole matrices per block, in = out = a run of count = K * rows * cols elements per chunk.
+// K whole matrices per block: the input chunk is one run of `span` elements (its matrices
+// stride_in apart, their rows ld_in apart: padding included, packed where stride_in = rows x
+// ld_in = rows x cols), staged as it lies; the output chunk is one run of count = K x rows x cols.
 //
 // 4- to 16-byte elements: each thread gathers one output vector from the (skewed) staging.
 // 1- and 2-byte elements: the transpose step (TransposeWalks) copies the staged matrices into a
@@ -37,45 +39,37 @@ constexpr int staging_elements() {
 // elements per output vector with per-element index updates took about 1 warp instruction per
 // byte (ncu, 14 x 24 u8, H100: issue slots 79% busy, 76 registers) and held u8 batches at 45-61%
 // of memcpy.
-template <typename T, bool Padded>
+template <typename T>
 __global__ void __launch_bounds__(kThreads, sizeof(T) <= 2 ? kTransposeStepMinBlocks : 0)
-    small_batch_kernel(const T* __restrict__ in, T* __restrict__ out, int rows, int cols, int64_t batch,
-                       int ld_in, int per_chunk, bool in_aligned, bool out_aligned, TransposeWalks walks) {
+    small_batch_kernel(const T* __restrict__ in, T* __restrict__ out, int rows, int cols, int64_t batch, int ld_in,
+                       int stride_in, int per_chunk, bool in_aligned, bool out_aligned, TransposeWalks walks) {
   constexpr int V = kVectorBytes / sizeof(T);
   constexpr int kInFlight = 4;  // vectors loaded per thread before any is staged
   constexpr bool kTransposeStep = sizeof(T) <= 2;
   // 1- and 2-byte elements: one vector more in each buffer for the runs' heads.
   __shared__ __align__(16) T staging[staging_elements<T>() + (kTransposeStep ? V : 0)];
   __shared__ __align__(16) T transposed[kTransposeStep ? kStagingBytes / sizeof(T) + V : 1];
-  const int matrix = rows * cols;
-  constexpr bool padded = Padded;  // input rows ld_in apart, matrices rows * ld_in apart
+  const int matrix = rows * cols, extent = (rows - 1) * ld_in + cols;  // a matrix's input span
   const int64_t chunks = ceil_div(batch, per_chunk);
   for (int64_t chunk = blockIdx.x; chunk < chunks; chunk += gridDim.x) {
     const int64_t first = chunk * per_chunk;
     const int matrices = static_cast<int>(batch - first < per_chunk ? batch - first : per_chunk);
-    const int count = matrices * matrix;
-    const T* src = in + first * rows * ld_in;
+    const int count = matrices * matrix, span = (matrices - 1) * stride_in + extent;
+    const T* src = in + first * stride_in;
     T* dst = out + first * matrix;
 
     if constexpr (kTransposeStep) {
-      // Runs anywhere: stage_run and store_run keep element e of each run at its head + e. Padded
-      // rows are staged packed from element 0.
-      if constexpr (Padded)
-        stage_padded_rows(src, ld_in, cols, matrices * rows, staging, [](int e) { return e; });
-      else
-        stage_run(src, staging, count);
+      // Runs anywhere: stage_run and store_run keep element e of each run at its head + e.
+      stage_run(src, staging, span);
       __syncthreads();
-      transpose_by_walks(staging + (padded ? 0 : vector_head(src)), transposed + vector_head(dst), walks, matrices,
-                         matrix);
+      transpose_by_walks(staging + vector_head(src), transposed + vector_head(dst), walks, matrices);
       __syncthreads();
       store_run(transposed, dst, count);
       // No barrier here: the next chunk's loads write only `staging`, which the transpose step has
       // finished reading, and `transposed` is written again only after the next barrier.
     } else {
       // The input run into the staging buffer, several 16-byte vectors in flight per thread.
-      if constexpr (Padded)
-        stage_padded_rows(src, ld_in, cols, matrices * rows, staging, [](int e) { return staged_index<T>(e); });
-      const int vectors = in_aligned && !padded ? count / V : 0;
+      const int vectors = in_aligned ? span / V : 0;
       for (int base = 0; base < vectors; base += kInFlight * kThreads) {
         VectorOf<T> loaded[kInFlight];
 #pragma unroll
@@ -91,28 +85,28 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) <= 2 ? kTransposeStepMinBl
           for (int t = 0; t < V; ++t) staging[staged_index<T>(v * V + t)] = loaded[k].e[t];
         }
       }
-      for (int e = vectors * V + threadIdx.x; e < count && !padded; e += kThreads) staging[staged_index<T>(e)] = src[e];
+      for (int e = vectors * V + threadIdx.x; e < span; e += kThreads) staging[staged_index<T>(e)] = src[e];
       __syncthreads();
       // The output run, one 16-byte vector per thread and step: output element o of the chunk is
-      // (matrix b, output row j, column i), read from staged element b * matrix + i * cols + j.
+      // (matrix b, output row j, column i), read from staged element b * stride_in + i * ld_in + j.
       for (int v = threadIdx.x; v * V < count; v += kThreads) {
         const int o = v * V;
         int b = o / matrix;
         const int r = o - b * matrix;
         int j = r / rows, i = r - j * rows;
-        int source = b * matrix + i * cols + j;
+        int source = b * stride_in + i * ld_in + j;
         VectorOf<T> packed;
 #pragma unroll
         for (int t = 0; t < V; ++t) {
           packed.e[t] = o + t < count ? staging[staged_index<T>(source)] : T{};
-          source += cols;
+          source += ld_in;
           if (++i == rows) {
             i = 0;
             if (++j == cols) {
               j = 0;
               ++b;
             }
-            source = b * matrix + j;
+            source = b * stride_in + j;
           }
         }
         if (out_aligned && o + V <= count) {
@@ -136,47 +130,46 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) <= 2 ? kTransposeStepMinBl
 // contiguous run per block, which the skinny and tile kernels' strided sides are not (H100, % of
 // memcpy, small_batch against the best of the others: 120 x 70 u8 94 / 79, 80 x 150 u8 91 / 86,
 // 127 x 127 u8 87 / 71, 95 x 105 u8 86 / 63, 45 x 80 f32 102 / 80, 64 x 64 f16 97 / 81).
-// Input rows padded apart (a slice of a wider tensor) still make one run per chunk, padding
-// included, where the padding is short (short_row_padding) and at most the row: the deinterleave
-// and tile kernels took one matrix per block there (7 x 7 f16 rows 8 apart: 2.8% of memcpy).
+// Input rows padded apart (a slice of a wider tensor), or packed matrices padded apart (a slice
+// along the rows), still make one run per chunk, padding included, where the padding is short
+// (short_padding) and at most the row or matrix: the deinterleave and tile kernels took one matrix
+// per block there (7 x 7 f16 rows 8 apart: 2.8% of memcpy; 138 x 7 u8 matrices 1092 bytes apart,
+// H200: 16.6%). Rows and matrices both padded are not one run.
 bool small_batch_fits(const detail::Transpose2D& p) {
   const int64_t matrix = p.rows * p.cols;
   if (p.batch < 2 || p.rows <= 0 || p.cols <= 0 || p.ld_out != p.rows || p.stride_out != matrix ||
-      matrix * p.elem_size > kStagingBytes)
+      p.stride_in * p.elem_size > kStagingBytes)
     return false;
-  const bool packed_in = p.ld_in == p.cols && p.stride_in == matrix;
-  const bool padded_in = p.ld_in > p.cols && p.ld_in <= 2 * p.cols && p.stride_in == p.rows * p.ld_in &&
-                         short_row_padding(p);
-  return packed_in || padded_in;
+  const bool packed_rows = p.ld_in == p.cols;
+  const bool packed_in = packed_rows && p.stride_in == matrix;
+  const bool padded_rows = p.ld_in > p.cols && p.ld_in <= 2 * p.cols && p.stride_in == p.rows * p.ld_in &&
+                           short_row_padding(p);
+  const bool padded_matrices = packed_rows && p.stride_in > matrix && p.stride_in <= 2 * matrix &&
+                               short_padding(p.stride_in - matrix, matrix, p.elem_size);
+  return packed_in || padded_rows || padded_matrices;
 }
 
-// Padded input rows are staged element by element (stage_padded_rows), which costs most per byte
-// for 1-byte elements, and the other kernels catch up once a matrix fills their blocks. H100, % of
-// memcpy, small_batch against the best of tile and deinterleave: 22 x 23 f32 87 / 35, 32 x 32 f32
-// 87 / 65, 45 x 45 f32 85 / 76 (interleave 86), 32 x 32 f16 69 / 41, 45 x 45 f16 70 / 54,
-// 22 x 23 f64 93 / 71, 45 x 45 u8 44 / 36, but 64 x 64 u8 43 / 65 and 90 x 91 u8 44 / 63 (H200:
-// 7 x 7 f16 53 / 2, 64 x 64 f32 66 / 90). So padded batches only where at least 4 matrices fill a
-// chunk, 8 of 1-byte elements.
-bool small_batch_preferred(const detail::Transpose2D& p) {
-  if (!small_batch_fits(p)) return false;
-  const int64_t matrices_per_chunk = p.elem_size == 1 ? 8 : 4;
-  return p.ld_in == p.cols || matrices_per_chunk * p.rows * p.cols * p.elem_size <= kStagingBytes;
-}
+// Padded input runs were once staged element by element, packed, which held 1-byte batches at
+// 24-44% of memcpy; staged as they lie, padding included, they cost what a packed chunk costs.
+bool small_batch_preferred(const detail::Transpose2D& p) { return small_batch_fits(p); }
 
 Status launch_small_batch(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
-  const int per_chunk = small_batch_matrices_per_chunk(p.rows, p.cols, p.elem_size);
+  const int per_chunk = small_batch_matrices_per_chunk(p.rows, p.cols, p.elem_size, p.stride_in);
   const int rows = static_cast<int>(p.rows), cols = static_cast<int>(p.cols);
+  const int ld_in = static_cast<int>(p.ld_in), stride_in = static_cast<int>(p.stride_in);
   const TransposeWalks walks =
-      p.elem_size <= 2 ? remembered_transpose_walks({rows, cols, p.elem_size, per_chunk, cols, rows}) : TransposeWalks{};
-  const int64_t chunk_bytes = per_chunk * p.rows * p.cols * p.elem_size;
-  const bool in_aligned = reinterpret_cast<uintptr_t>(in) % kVectorBytes == 0 && chunk_bytes % kVectorBytes == 0;
-  const bool out_aligned = reinterpret_cast<uintptr_t>(out) % kVectorBytes == 0 && chunk_bytes % kVectorBytes == 0;
+      p.elem_size <= 2 ? remembered_transpose_walks({rows, cols, p.elem_size, per_chunk, ld_in, rows, stride_in})
+                       : TransposeWalks{};
+  const bool in_aligned = reinterpret_cast<uintptr_t>(in) % kVectorBytes == 0 &&
+                          (per_chunk * p.stride_in * p.elem_size) % kVectorBytes == 0;
+  const bool out_aligned = reinterpret_cast<uintptr_t>(out) % kVectorBytes == 0 &&
+                           (per_chunk * p.rows * p.cols * p.elem_size) % kVectorBytes == 0;
   const dim3 grid = clamped_grid(ceil_div(p.batch, per_chunk), 1, 1);
   dispatch_size(p.elem_size, [&](auto size) {
     using T = typename Element<decltype(size)::value>::type;
-    const auto kernel = p.ld_in == p.cols ? small_batch_kernel<T, false> : small_batch_kernel<T, true>;
-    kernel<<<grid, kThreads, 0, stream>>>(static_cast<const T*>(in), static_cast<T*>(out), rows, cols, p.batch,
-                                          static_cast<int>(p.ld_in), per_chunk, in_aligned, out_aligned, walks);
+    small_batch_kernel<T><<<grid, kThreads, 0, stream>>>(static_cast<const T*>(in), static_cast<T*>(out), rows, cols,
+                                                         p.batch, ld_in, stride_in, per_chunk, in_aligned, out_aligned,
+                                                         walks);
   });
   return gpu::check_launch("small_batch");
 }

@@ -31,12 +31,12 @@ int wavefronts(const int64_t (&address)[32]) {
 // 83; 95 x 105 batches 58 -> 52, walks of 8 elements down columns instead of 16 along rows). Instructions per element: 5, 13 with a rotation's wrap, plus about 20 per
 // line and 40 per walk (60 with a rotation), as fitted to ncu's counts on the H100 (5 x 3 u8 in
 // walks of 3: 25 per element; 128 x 64 u8, rotated walks of 64: 15).
-double walk_cost(const TransposeWalks& w, int64_t matrix, int elem_size, int matrices, bool* conflict_free) {
+double walk_cost(const TransposeWalks& w, int elem_size, int matrices, bool* conflict_free) {
   const int groups = w.groups.divisor(), segments = w.segments.divisor();
   int64_t from_base[32], to_base[32];  // each lane's first element, before its rotation
   int length[32], rotated[32];         // each lane's segment length and starting step in it
   for (int lane = 0; lane < 32; ++lane) {
-    const WalkStart start = walk_start(w, lane, static_cast<int>(matrix));
+    const WalkStart start = walk_start(w, lane);
     length[lane] = start.length;
     rotated[lane] = w.rotation * lane % length[lane];
     from_base[lane] = start.from;
@@ -65,22 +65,23 @@ double walk_cost(const TransposeWalks& w, int64_t matrix, int elem_size, int mat
 
 }  // namespace
 
-int small_batch_matrices_per_chunk(int64_t rows, int64_t cols, int elem_size) {
-  const int64_t bytes = rows * cols * elem_size;
-  const int64_t fit = kSmallBatchStagingBytes / bytes;
-  int64_t step = 1;
-  while ((step * bytes) % 16 != 0) step *= 2;  // bytes * step: a multiple of 16
+int small_batch_matrices_per_chunk(int64_t rows, int64_t cols, int elem_size, int64_t stride_in) {
+  const int64_t in_bytes = stride_in * elem_size, out_bytes = rows * cols * elem_size;
+  const int64_t fit = kSmallBatchStagingBytes / in_bytes;
+  int64_t step = 1;  // in_bytes * step and out_bytes * step: multiples of 16
+  while ((step * in_bytes) % 16 != 0 || (step * out_bytes) % 16 != 0) step *= 2;
   const int64_t rounded = fit / step * step;
   return static_cast<int>(rounded >= 2 ? rounded : fit);
 }
 
 TransposeWalks choose_transpose_walks(const WalkProblem& p) {
-  const int64_t matrix = int64_t{p.rows} * p.cols;
+  const int to_matrix = p.cols * p.to_pitch;
   TransposeWalks best{};
   double best_cost = 0;
-  const auto consider = [&](const TransposeWalks& w) {
+  const auto consider = [&](TransposeWalks w) {
+    w.from_matrix = p.from_matrix, w.to_matrix = to_matrix;
     bool conflict_free = false;
-    const double cost = walk_cost(w, matrix, p.elem_size, p.matrices, &conflict_free);
+    const double cost = walk_cost(w, p.elem_size, p.matrices, &conflict_free);
     if (best_cost == 0 || cost < best_cost) best = w, best_cost = cost;
     return conflict_free;
   };
@@ -96,7 +97,7 @@ TransposeWalks choose_transpose_walks(const WalkProblem& p) {
           const int segments = (length + segment - 1) / segment;
           if (consider({detail::TileDivisor(lines / group), detail::TileDivisor(segments), group, length, segment,
                         from_start, to_start, from_step, to_step, segment * from_step, segment * to_step, rotation,
-                        false}))
+                        false, 0, 0}))
             break;  // a rotation would only add instructions
         }
       }
@@ -116,7 +117,7 @@ TransposeWalks choose_transpose_walks(const WalkProblem& p) {
       for (const int rotation : {0, 1, 3, 5}) {
         if (rotation >= segment / 2 && rotation != 0) break;
         if (consider({detail::TileDivisor(lines), detail::TileDivisor(segments), 1, length, segment, from_start,
-                      to_start, segments * from_step, segments * to_step, from_step, to_step, rotation, true}))
+                      to_start, segments * from_step, segments * to_step, from_step, to_step, rotation, true, 0, 0}))
           break;
       }
     }
@@ -133,7 +134,7 @@ TransposeWalks remembered_transpose_walks(const WalkProblem& p) {
   thread_local Remembered last[kRemembered];
   thread_local int next = 0;
   const auto key = [](const WalkProblem& q) {
-    return std::tie(q.rows, q.cols, q.elem_size, q.matrices, q.from_pitch, q.to_pitch);
+    return std::tie(q.rows, q.cols, q.elem_size, q.matrices, q.from_pitch, q.to_pitch, q.from_matrix);
   };
   for (const Remembered& r : last)
     if (r.problem.elem_size != 0 && key(r.problem) == key(p)) return r.walks;

@@ -37,13 +37,12 @@ __device__ __forceinline__ void copy_walk(const T* from, T* to, int n, int from_
 }
 
 // The transpose step of one block: `matrices` staged matrices from `from` (input order) to `to`
-// (output order), `matrix` elements apart in both, every walk once over the block's threads.
+// (output order), every walk once over the block's threads.
 template <typename T>
-__device__ __forceinline__ void transpose_by_walks(const T* from, T* to, const TransposeWalks& walks, int matrices,
-                                                   int matrix) {
+__device__ __forceinline__ void transpose_by_walks(const T* from, T* to, const TransposeWalks& walks, int matrices) {
   const int items = matrices * walks.groups.divisor() * walks.segments.divisor();
   for (int w = threadIdx.x; w < items; w += blockDim.x) {
-    const WalkStart start_of = walk_start(walks, w, matrix);
+    const WalkStart start_of = walk_start(walks, w);
     const int n = start_of.length;
     const T* walk_from = from + start_of.from;
     T* walk_to = to + start_of.to;
@@ -117,47 +116,6 @@ __device__ __forceinline__ void stage_run(const T* __restrict__ src, T* staging,
         reinterpret_cast<uint4*>(staging)[v] = loaded[k];
       } else {
         copy_partial_vector(staging + v * V, src + e, e < 0 ? -e : 0, e + V <= count ? V : count - e);
-      }
-    }
-  }
-}
-
-// Rows of `cols` elements `ld` apart (ld > cols: padded input rows; `lines` rows, those of all a
-// chunk's matrices when its matrices lie rows x ld apart) into staging[place(r * cols + j)]: packed.
-// The span is read as its aligned 16-byte vectors (whole inside the span, element by element at its
-// ends), 2 in flight per thread (4 spilled at the 40 registers of the transpose-step kernels), and each vector's view elements are staged one by one, the
-// padding dropped. For padding that short_row_padding allows, the padding's sectors come with the
-// rows' own.
-template <typename T, typename Place>
-__device__ __forceinline__ void stage_padded_rows(const T* __restrict__ src, int ld, int cols, int lines, T* staging,
-                                                  Place place) {
-  constexpr int V = 16 / sizeof(T), kInFlight = 2;
-  const int head = vector_head(src), span = (lines - 1) * ld + cols, slots = (span + head + V - 1) / V;
-  const detail::TileDivisor row_of(ld);
-  for (int base = 0; base < slots; base += kInFlight * blockDim.x) {
-    VectorOf<T> loaded[kInFlight];
-#pragma unroll
-    for (int k = 0; k < kInFlight; ++k) {
-      const int e = (base + k * blockDim.x + threadIdx.x) * V - head;
-      if (e >= 0 && e + V <= span) loaded[k].v = load_input_vector(src + e);
-    }
-#pragma unroll
-    for (int k = 0; k < kInFlight; ++k) {
-      const int v = base + k * blockDim.x + threadIdx.x, e = v * V - head;
-      if (v >= slots) continue;
-      const bool whole = e >= 0 && e + V <= span;
-      const int first = e < 0 ? 0 : e;
-      int r = 0;
-      int j = row_of.divide_remainder(first, &r);
-#pragma unroll
-      for (int t = 0; t < V; ++t) {
-        const int x = e + t;
-        if (x < first || x >= span) continue;
-        if (j < cols) staging[place(r * cols + j)] = whole ? loaded[k].e[t] : src[x];
-        if (++j == ld) {
-          j = 0;
-          ++r;
-        }
       }
     }
   }

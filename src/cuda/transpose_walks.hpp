@@ -24,16 +24,19 @@ constexpr int kSmallBatchStagingBytes = 16384;
 // registers, 4-5 blocks.
 constexpr int kTransposeStepMinBlocks = 6;
 
-// Matrices per chunk: as many as fill the staging buffer, rounded down so that a chunk is a whole
-// number of 16-byte vectors where that leaves at least two (chunks then start on vectors).
-int small_batch_matrices_per_chunk(int64_t rows, int64_t cols, int elem_size);
+// Matrices per chunk of rows x cols matrices stride_in elements apart in the input (packed, or
+// padded apart: their span is staged): as many as fill the staging buffer, rounded down so that a
+// chunk is a whole number of 16-byte vectors on both sides where that leaves at least two (chunks
+// then start on vectors).
+int small_batch_matrices_per_chunk(int64_t rows, int64_t cols, int elem_size, int64_t stride_in);
 
 // What a block's transpose step moves: `matrices` matrices of rows x cols elements of `elem_size`
-// bytes (1 or 2); element (i, j) of matrix b is staged at b * matrix + i * from_pitch + j and goes
-// to b * matrix + j * to_pitch + i of the output-order buffer (matrix = rows x cols: several
-// matrices only where both sides are packed, from_pitch = cols and to_pitch = rows).
+// bytes (1 or 2); element (i, j) of matrix b is staged at b * from_matrix + i * from_pitch + j
+// (from_pitch >= cols, from_matrix >= rows x from_pitch: input rows and matrices as they lie in
+// global memory, padding included) and goes to b * cols * to_pitch + j * to_pitch + i of the
+// output-order buffer (several matrices only where the output is packed, to_pitch = rows).
 struct WalkProblem {
-  int rows, cols, elem_size, matrices, from_pitch, to_pitch;
+  int rows, cols, elem_size, matrices, from_pitch, to_pitch, from_matrix;
 };
 
 // The transpose step's walks: each thread copies runs of elements from the staging (input order)
@@ -46,7 +49,8 @@ struct WalkProblem {
 // then read neighbouring elements, as a thread per row with columns a block apart did). A walk is
 // one segment of `group` consecutive lines (1, or all of a matrix's lines, unrotated, when its
 // walks would be a few elements: tiny matrices). Line p of matrix b starts at b * matrix + p *
-// from_start (staging) and b * matrix + p * to_start (output order); segment s at s x
+// from_start (staging) and b * matrix + p * to_start (output order; `matrix`: from_matrix and
+// to_matrix, the problem's matrix strides in each buffer); segment s at s x
 // from_segment / to_segment from there. Each lane starts its segment `rotation` x lane elements
 // in (mod the segment's length) and wraps around, so that lanes whose walks are a multiple of 32
 // words apart meet different banks.
@@ -54,6 +58,7 @@ struct TransposeWalks {
   detail::TileDivisor groups, segments;  // groups of lines per matrix; segments per line
   int group, length, segment, from_start, to_start, from_step, to_step, from_segment, to_segment, rotation;
   bool interleaved;
+  int from_matrix, to_matrix;
 };
 
 // The cheapest walks by the model over both directions, one line or the whole matrix per walk,
@@ -80,14 +85,14 @@ inline int line_pitch(int count, int64_t ld, int elem_size) {
 struct WalkStart {
   int from, to, length;
 };
-XPOSE_HOST_DEVICE inline WalkStart walk_start(const TransposeWalks& w, int item, int matrix) {
+XPOSE_HOST_DEVICE inline WalkStart walk_start(const TransposeWalks& w, int item) {
   int group_of_all, b;
   const int g = w.groups.divide_remainder(item, &group_of_all);
   const int s = w.segments.divide_remainder(group_of_all, &b);
   const int length = w.interleaved ? w.segments.divide(w.length - s + w.segments.divisor() - 1)
                                    : (w.length - s * w.segment < w.segment ? w.length - s * w.segment : w.segment);
-  return {b * matrix + g * w.group * w.from_start + s * w.from_segment,
-          b * matrix + g * w.group * w.to_start + s * w.to_segment, length};
+  return {b * w.from_matrix + g * w.group * w.from_start + s * w.from_segment,
+          b * w.to_matrix + g * w.group * w.to_start + s * w.to_segment, length};
 }
 
 }  // namespace xpose::cuda

@@ -25,34 +25,40 @@ void expect_walks_transpose(const cuda::WalkProblem& p) {
                             std::to_string(p.to_pitch);
   ASSERT_GE(w.group, 1) << shape;
   const int matrix = p.rows * p.cols;
-  const int from_count = p.matrices * matrix + (p.rows - 1) * (p.from_pitch - p.cols);
+  const int from_count = (p.matrices - 1) * p.from_matrix + (p.rows - 1) * p.from_pitch + p.cols;
   std::vector<int> read(static_cast<size_t>(from_count), 0);
   const int items = p.matrices * w.groups.divisor() * w.segments.divisor();
   for (int item = 0; item < items; ++item) {
-    const cuda::WalkStart start = cuda::walk_start(w, item, matrix);
+    const cuda::WalkStart start = cuda::walk_start(w, item);
     for (int line = 0; line < w.group; ++line)
       for (int k = 0; k < start.length; ++k) {
         const int from = start.from + line * w.from_start + k * w.from_step;
         const int to = start.to + line * w.to_start + k * w.to_step;
         ASSERT_TRUE(from >= 0 && from < from_count) << shape << ": walk " << item << " reads " << from;
-        const int b = p.matrices == 1 ? 0 : from / matrix;  // several matrices only where packed
-        const int in_matrix = from - b * matrix;
+        const int b = from / p.from_matrix;
+        const int in_matrix = from - b * p.from_matrix;
         const int i = in_matrix / p.from_pitch, j = in_matrix % p.from_pitch;
+        ASSERT_LT(i, p.rows) << shape << ": walk " << item << " reads the gap after a matrix";
         ASSERT_LT(j, p.cols) << shape << ": walk " << item << " reads the gap after a row";
         ASSERT_EQ(to, b * matrix + j * p.to_pitch + i) << shape << ": walk " << item << " step " << k;
         ++read[static_cast<size_t>(from)];
       }
   }
   for (int e = 0; e < from_count; ++e) {
-    if (e % p.from_pitch >= p.cols) continue;  // the gap after a row
+    const int in_matrix = e % p.from_matrix;
+    if (in_matrix / p.from_pitch >= p.rows || in_matrix % p.from_pitch >= p.cols) continue;  // a gap
     ASSERT_EQ(read[static_cast<size_t>(e)], 1) << shape << ": element " << e;
   }
 }
 
-// A small_batch chunk of rows x cols matrices.
-void expect_walks_transpose(int64_t rows, int64_t cols, int elem_size) {
+// A small_batch chunk of rows x cols matrices, input rows ld_in apart and matrices stride_in
+// apart (0: packed).
+void expect_walks_transpose(int64_t rows, int64_t cols, int elem_size, int64_t ld_in = 0, int64_t stride_in = 0) {
   const int r = static_cast<int>(rows), c = static_cast<int>(cols);
-  expect_walks_transpose({r, c, elem_size, cuda::small_batch_matrices_per_chunk(rows, cols, elem_size), c, r});
+  const int ld = ld_in == 0 ? c : static_cast<int>(ld_in);
+  const int stride = stride_in == 0 ? r * ld : static_cast<int>(stride_in);
+  expect_walks_transpose(
+      {r, c, elem_size, cuda::small_batch_matrices_per_chunk(rows, cols, elem_size, stride), ld, r, stride});
 }
 
 TEST(TransposeWalks, EveryElementIsMovedOnceToItsTransposedPlace) {
@@ -72,6 +78,19 @@ TEST(TransposeWalks, EveryElementIsMovedOnceToItsTransposedPlace) {
       if (rows * cols * size * 2 <= cuda::kSmallBatchStagingBytes) expect_walks_transpose(rows, cols, size);
 }
 
+// Chunks staged as they lie: input rows padded apart, or packed matrices padded apart.
+TEST(TransposeWalks, PaddedRowsAndMatricesAreMovedOnceToTheirPlace) {
+  std::mt19937 rng(7);
+  for (int size : {1, 2})
+    for (int k = 0; k < 120; ++k) {
+      const int64_t rows = 1 + rng() % 64, cols = 1 + rng() % 64, pad = 1 + rng() % 9;
+      if (k % 2 == 0)
+        expect_walks_transpose(rows, cols, size, cols + pad, 0);
+      else
+        expect_walks_transpose(rows, cols, size, cols, rows * cols + pad);
+    }
+}
+
 // One matrix whose strided side keeps its lines at a pitch: the interleave's rows (from_pitch) and
 // the deinterleave's output rows (to_pitch), at every pitch line_pitch gives.
 TEST(TransposeWalks, LinesAtAPitchAreMovedOnceToTheirPlace) {
@@ -80,10 +99,11 @@ TEST(TransposeWalks, LinesAtAPitchAreMovedOnceToTheirPlace) {
     for (int k = 0; k < 200; ++k) {
       const int rows = 1 + static_cast<int>(rng() % 128), cols = 1 + static_cast<int>(rng() % 300);
       const int64_t ld = (k % 2 == 0 ? cols : rows) + rng() % 40;
+      const int from_pitch = cuda::line_pitch(cols, ld, size);
       if (k % 2 == 0)
-        expect_walks_transpose({rows, cols, size, 1, cuda::line_pitch(cols, ld, size), rows});
+        expect_walks_transpose({rows, cols, size, 1, from_pitch, rows, rows * from_pitch});
       else
-        expect_walks_transpose({rows, cols, size, 1, cols, cuda::line_pitch(rows, ld, size)});
+        expect_walks_transpose({rows, cols, size, 1, cols, cuda::line_pitch(rows, ld, size), rows * cols});
     }
 }
 
@@ -102,26 +122,31 @@ TEST(TransposeWalks, LinePitchIsTheLeastThatLinesUpTheVectors) {
 }
 
 TEST(SmallBatchWalks, ChunksAreWholeVectorsWhereTheyCanBe) {
-  EXPECT_EQ(cuda::small_batch_matrices_per_chunk(32, 32, 1), 16);  // 1 KiB matrices, 16 KiB
-  EXPECT_EQ(cuda::small_batch_matrices_per_chunk(5, 3, 1), 1088);   // 15 bytes: 16 at a time
-  EXPECT_EQ(cuda::small_batch_matrices_per_chunk(41, 182, 1), 2);   // no whole-vector group fits
+  EXPECT_EQ(cuda::small_batch_matrices_per_chunk(32, 32, 1, 32 * 32), 16);  // 1 KiB matrices, 16 KiB
+  EXPECT_EQ(cuda::small_batch_matrices_per_chunk(5, 3, 1, 15), 1088);        // 15 bytes: 16 at a time
+  EXPECT_EQ(cuda::small_batch_matrices_per_chunk(41, 182, 1, 41 * 182), 2);  // no whole-vector group fits
+  // Matrices padded apart: chunks of whole vectors on both sides (966 and 1092 bytes: 8 at a time).
+  EXPECT_EQ(cuda::small_batch_matrices_per_chunk(138, 7, 1, 1092), 8);
+  EXPECT_EQ(cuda::small_batch_matrices_per_chunk(5, 3, 1, 16), 1024);  // 16 x 15 bytes: every 16
 }
 
 TEST(TransposeWalks, PowerOfTwoSidesAreRotatedAndTinyMatricesWalkedWhole) {
   // Plain walks of a 64 x 64 u8 matrix put a warp's strided accesses 64 bytes apart: 2 banks.
-  const cuda::TransposeWalks square = cuda::choose_transpose_walks({64, 64, 1, 4, 64, 64});
+  const cuda::TransposeWalks square = cuda::choose_transpose_walks({64, 64, 1, 4, 64, 64, 64 * 64});
   EXPECT_NE(square.rotation, 0);
   // Odd sides already spread over the banks: no rotation.
-  EXPECT_EQ(cuda::choose_transpose_walks({70, 15, 1, cuda::small_batch_matrices_per_chunk(70, 15, 1), 15, 70}).rotation, 0);
+  const int odd_chunk = cuda::small_batch_matrices_per_chunk(70, 15, 1, 70 * 15);
+  EXPECT_EQ(cuda::choose_transpose_walks({70, 15, 1, odd_chunk, 15, 70, 70 * 15}).rotation, 0);
   // 12 x 3: walks of 3 elements cost more per walk than per element; one walk per matrix.
-  const cuda::TransposeWalks tiny = cuda::choose_transpose_walks({12, 3, 1, 452, 3, 12});
+  const cuda::TransposeWalks tiny = cuda::choose_transpose_walks({12, 3, 1, 452, 3, 12, 36});
   EXPECT_EQ(tiny.groups.divisor(), 1);
 }
 
 TEST(TransposeWalks, FewLongLinesAreInterleavedOverOneRoundOfABlock) {
   // An interleave chunk of 3 rows (NCHW -> NHWC, 3 channels): 85 interleaved segments per row give
   // 255 walks, one round of a block's 256 threads (128 left a second round half idle).
-  const cuda::TransposeWalks w = cuda::choose_transpose_walks({3, 5456, 1, 1, cuda::line_pitch(5456, 50176, 1), 3});
+  const int pitch = cuda::line_pitch(5456, 50176, 1);
+  const cuda::TransposeWalks w = cuda::choose_transpose_walks({3, 5456, 1, 1, pitch, 3, 3 * pitch});
   EXPECT_TRUE(w.interleaved);
   EXPECT_EQ(w.segments.divisor(), 85);
   EXPECT_EQ(w.from_step, 85);  // neighbouring lanes read neighbouring bytes of a row

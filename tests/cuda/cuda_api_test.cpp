@@ -95,10 +95,10 @@ TEST_F(TransposeCuda, AutoTakesSkinnyKernelsOnlyWhereTheyWin) {
   EXPECT_EQ(chosen({4096, 94}, DType::u8), "tile");
   EXPECT_EQ(chosen({4096, 94}, DType::f16), "deinterleave");
   EXPECT_EQ(chosen({4096, 95}, DType::f16), "tile");
-  // Batches padded apart (packed ones are small_batch's): 72-row chunks hold a 64-row matrix,
-  // not a 77-row one; padded output rows are not one run.
-  EXPECT_EQ(chosen({64, 100, 0, 0, 50, 64 * 100 + 8, 0}, DType::f16), "deinterleave");
-  EXPECT_EQ(chosen({77, 100, 0, 0, 50, 77 * 100 + 8, 0}, DType::f16), "tile");
+  // Batches padded apart by more than small_batch reads through (a quarter of a matrix): 72-row
+  // chunks hold a 64-row matrix, not a 77-row one; padded output rows are not one run.
+  EXPECT_EQ(chosen({64, 100, 0, 0, 50, 64 * 100 + 2000, 0}, DType::f16), "deinterleave");
+  EXPECT_EQ(chosen({77, 100, 0, 0, 50, 77 * 100 + 2000, 0}, DType::f16), "tile");
   EXPECT_EQ(chosen({64, 100, 0, 70, 50, 64 * 100 + 8, 0}, DType::f16), "tile");
   // Padded input rows: by under 32 bytes or at most a quarter of a row.
   EXPECT_EQ(chosen({4096, 13, 14, 0}, DType::f16), "deinterleave");
@@ -111,8 +111,9 @@ TEST_F(TransposeCuda, AutoTakesSkinnyKernelsOnlyWhereTheyWin) {
   EXPECT_EQ(chosen({63, 100000}, DType::f16), "interleave");
 }
 
-// Batches of matrices of at most 16 KiB, packed or with input rows padded by a little, take whole
-// matrices per block; larger matrices, one matrix, and other padded batches do not.
+// Batches of matrices whose input span is at most 16 KiB, packed or with input rows or matrices
+// padded by a little, take whole matrices per block; larger ones, one matrix, and other padded
+// batches do not.
 TEST_F(TransposeCuda, AutoTakesSmallBatchForBatchesOfSmallMatrices) {
   const auto chosen = [](const Matrix& matrix, DType type) {
     xpose::Plan plan;
@@ -124,18 +125,23 @@ TEST_F(TransposeCuda, AutoTakesSmallBatchForBatchesOfSmallMatrices) {
   EXPECT_NE(chosen({64, 65, 0, 0, 1000}, DType::f32), "small_batch");   // over 16 KiB
   EXPECT_EQ(chosen({127, 129, 0, 0, 1000}, DType::u8), "small_batch");  // one matrix per block
   EXPECT_NE(chosen({21, 3}, DType::u8), "small_batch");                 // one matrix
-  // Input rows padded by a little (at most the row, and under a sector or a quarter of a row), in
-  // matrices of at most 4 KiB (1-byte elements: 2 KiB).
+  // Input rows padded by a little (at most the row, and under a sector or a quarter of a row),
+  // rows x ld_in at most 16 KiB.
   EXPECT_EQ(chosen({21, 3, 5, 0, 1000}, DType::u8), "small_batch");
   EXPECT_EQ(chosen({7, 7, 8, 0, 1000}, DType::f16), "small_batch");
+  EXPECT_EQ(chosen({64, 64, 68, 0, 1000}, DType::u8), "small_batch");
+  EXPECT_EQ(chosen({32, 33, 35, 0, 1000}, DType::f32), "small_batch");
+  EXPECT_NE(chosen({64, 64, 66, 0, 1000}, DType::f32), "small_batch");               // 16.5 KiB
   EXPECT_NE(chosen({21, 3, 7, 0, 1000}, DType::u8), "small_batch");                  // more than the row
   EXPECT_NE(chosen({21, 40, 60, 0, 1000}, DType::f32), "small_batch");               // 80 bytes, half a row
-  EXPECT_NE(chosen({21, 3, 5, 0, 1000, 21 * 5 + 1, 0}, DType::u8), "small_batch");  // matrices apart
+  EXPECT_NE(chosen({21, 3, 5, 0, 1000, 21 * 5 + 1, 0}, DType::u8), "small_batch");  // rows and matrices apart
   EXPECT_NE(chosen({21, 3, 0, 22, 1000}, DType::u8), "small_batch");                 // padded output rows
-  EXPECT_EQ(chosen({32, 32, 34, 0, 1000}, DType::f32), "small_batch");               // 4 KiB matrices
-  EXPECT_NE(chosen({32, 33, 35, 0, 1000}, DType::f32), "small_batch");               // over 4 KiB
-  EXPECT_EQ(chosen({45, 45, 48, 0, 1000}, DType::u8), "small_batch");                // 1 byte: 2 KiB
-  EXPECT_NE(chosen({64, 64, 68, 0, 1000}, DType::u8), "small_batch");
+  // Packed matrices padded apart by a little (a slice along the rows), on the same terms.
+  EXPECT_EQ(chosen({138, 7, 0, 0, 1000, 138 * 7 + 126, 0}, DType::u8), "small_batch");
+  EXPECT_EQ(chosen({45, 45, 0, 0, 1000, 45 * 45 + 64, 0}, DType::f32), "small_batch");
+  EXPECT_EQ(chosen({21, 3, 0, 0, 1000, 21 * 3 + 15, 0}, DType::f16), "small_batch");  // 30 bytes
+  EXPECT_NE(chosen({21, 3, 0, 0, 1000, 21 * 3 + 17, 0}, DType::f16), "small_batch");  // 34 bytes, over a quarter
+  EXPECT_NE(chosen({64, 64, 0, 0, 1000, 64 * 64 + 64, 0}, DType::f32), "small_batch");  // 16.25 KiB
   EXPECT_EQ(chosen({1, 7, 0, 0, 1000}, DType::f16), "contiguous_copy");
 }
 

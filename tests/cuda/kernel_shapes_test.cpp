@@ -180,12 +180,16 @@ TEST_P(TransposeCudaKernel, BatchesOfSmallMatricesMatchReference) {
               {12, 3, 0, 0, 555}, {95, 105, 0, 0, 13}, {127, 129, 0, 0, 5}, {90, 91, 0, 0, 7}, {128, 128, 0, 0, 3}});
 }
 
-// Batches of small matrices whose input rows are padded by a little (slices of wider tensors; the
-// small_batch kernel reads each chunk's span, padding included, and stages the rows packed): many
-// matrices per chunk and one, rows and chunks off 16-byte vectors, a partial last chunk, one column.
+// Batches of small matrices whose input rows, or whole packed matrices, are padded by a little
+// (slices of wider or taller tensors; the small_batch kernel reads each chunk's span, padding
+// included, and stages the rows packed): many matrices per chunk and one, rows, matrices and chunks
+// off 16-byte vectors, a partial last chunk, one column.
 TEST_P(TransposeCudaKernel, BatchesOfSmallPaddedMatricesMatchReference) {
   expect_all({{7, 7, 8, 0, 1001}, {21, 3, 5, 0, 1001}, {3, 21, 22, 0, 777}, {2, 3, 4, 0, 999}, {16, 16, 20, 0, 333},
-              {64, 64, 70, 0, 7}, {127, 129, 140, 0, 5}, {5, 3, 4, 0, 1111}, {9, 1, 2, 0, 777}, {33, 17, 19, 0, 61}});
+              {64, 64, 70, 0, 7}, {127, 129, 140, 0, 5}, {5, 3, 4, 0, 1111}, {9, 1, 2, 0, 777}, {33, 17, 19, 0, 61},
+              {138, 7, 0, 0, 333, 138 * 7 + 126, 0}, {7, 7, 0, 0, 1001, 7 * 7 + 3, 0},
+              {21, 3, 0, 0, 1001, 21 * 3 + 1, 0}, {2, 3, 0, 0, 999, 2 * 3 + 1, 0}, {64, 64, 0, 0, 7, 64 * 64 + 100, 0},
+              {9, 1, 0, 0, 777, 9 + 2, 0}, {127, 129, 0, 0, 5, 127 * 129 + 31, 0}, {45, 45, 48, 0, 99}});
 }
 
 // Batches of few-row matrices whose output runs start off 16-byte vectors (rows x cols x size not a
