@@ -43,19 +43,19 @@ int64_t from_sysfs(int level) {
   return best;
 }
 
-// Associativity of cpu0's level-1 data cache in sysfs; 0 if not reported.
-int l1d_ways_from_sysfs() {
+// A property of cpu0's level-1 data cache in sysfs (a file of its index directory holding a
+// number: "ways_of_associativity", "coherency_line_size"); 0 if not reported.
+int l1d_property_from_sysfs(const char* name) {
   for (int index = 0; index < 16; ++index) {
     const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
-    std::ifstream level_file(dir + "/level"), type_file(dir + "/type"),
-        ways_file(dir + "/ways_of_associativity");
+    std::ifstream level_file(dir + "/level"), type_file(dir + "/type"), value_file(dir + "/" + name);
     if (!level_file) break;
-    int level = 0, ways = 0;
+    int level = 0, value = 0;
     std::string type;
     level_file >> level;
     type_file >> type;
-    ways_file >> ways;
-    if (level == 1 && type == "Data" && ways > 0) return ways;
+    value_file >> value;
+    if (level == 1 && type == "Data" && value > 0) return value;
   }
   return 0;
 }
@@ -78,8 +78,15 @@ CpuCaches read_caches() {
 #else
   int ways = 0;
 #endif
-  if (ways <= 0) ways = l1d_ways_from_sysfs();
+  if (ways <= 0) ways = l1d_property_from_sysfs("ways_of_associativity");
+#if defined(_SC_LEVEL1_DCACHE_LINESIZE)
+  int64_t line = from_sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
+#else
+  int64_t line = 0;
+#endif
+  if (line <= 0) line = l1d_property_from_sysfs("coherency_line_size");
   CpuCaches caches;
+  caches.line_bytes = line > 0 ? line : 64;
   caches.l1d_bytes = l1 > 0 ? l1 : int64_t{32} << 10;
   caches.l1d_ways = ways > 0 ? ways : 8;
   const int64_t last = std::max(l2, l3);

@@ -16,11 +16,12 @@ struct CpuCaches {
   int64_t last_level_bytes; // the largest cache (L3, or L2 where there is no L3), at most
                             // kLastLevelBytesPerThread per hardware thread
   int l1d_ways;             // associativity of the L1 data cache: lines one set holds
+  int64_t line_bytes;       // the L1 data cache's line
 };
 
 // Read once per process from sysconf (glibc), else sysfs (cpu0's cache/index*/size and
-// ways_of_associativity); a value the OS does not report is taken as 32 KiB (L1d), 512 KiB (L2),
-// 8 MiB (last level) or 8 ways, common minimums today.
+// ways_of_associativity, coherency_line_size); a value the OS does not report is taken as 32 KiB
+// (L1d), 512 KiB (L2), 8 MiB (last level), 8 ways or 64-byte lines, common values today.
 const CpuCaches& cpu_caches();
 
 }  // namespace xpose::detail

@@ -264,6 +264,9 @@ TEST(CpuCaches, SizesAreReportedOrDefaulted) {
   EXPECT_GE(caches.last_level_bytes, caches.l1d_bytes);
   EXPECT_GE(caches.l2_bytes, caches.l1d_bytes);
   EXPECT_LE(caches.l2_bytes, caches.last_level_bytes);
+  EXPECT_GE(caches.line_bytes, 16);  // a power of two, at most a page
+  EXPECT_LE(caches.line_bytes, 4096);
+  EXPECT_EQ(caches.line_bytes & (caches.line_bytes - 1), 0);
   EXPECT_EQ(xpose::detail::stream_from_bytes(), caches.last_level_bytes / 4);
 }
 

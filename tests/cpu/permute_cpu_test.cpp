@@ -165,6 +165,12 @@ TEST_P(PermuteCpuKernel, ShortInnerAxesMatchReference) {
   expect_permutes(GetParam(),
                   {{7, 11, 13, 5}, {3, 1, 0, 2}, {11 * 13 * 5 * 2 + 3, 13 * 5 * 2, 5 * 2, 2}, {}}, DType::u16);
   expect_permutes(GetParam(), {{7, 11, 13, 5}, {2, 3, 1, 0}, {}, {5 * 11 * 8 + 3, 11 * 8, 8, 1}}, DType::f64);
+  // Runs under 512 bytes, not whole cache lines, that an outer axis continues (the tiles, where
+  // 2D slices would share those lines): the input's runs, the output's, both, a strided input.
+  expect_permutes(GetParam(), {{40, 17, 3, 5}, {0, 3, 2, 1}, {}, {}}, DType::c128);
+  expect_permutes(GetParam(), {{30, 100, 3, 20}, {0, 3, 2, 1}, {}, {}}, DType::f32);
+  expect_permutes(GetParam(), {{20, 300, 65}, {2, 1, 0}, {}, {}}, DType::f64);
+  expect_permutes(GetParam(), {{50, 17, 3, 5}, {0, 3, 2, 1}, {17 * 18 + 1, 18, 6, 1}, {}}, DType::f32);
   // 1- and 2-byte elements with both inner axes short: blocks of 16 bytes a line between the
   // output's inner axes taken together and the input's (several tiles each way, the rows and
   // columns that fill no block, a composite of two output axes, strided views, offset pointers).
