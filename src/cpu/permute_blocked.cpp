@@ -340,10 +340,8 @@ using VectorBlocks = void (*)(const unsigned char*, unsigned char*, const Permut
 // runs are under kGroupBytes and not whole cache lines: then 2D slices share the lines at their
 // runs' ends with the slices of that axis, which they visit a whole pass over the batch apart,
 // so each such line is fetched (and written back) once per slice that touches it. The tiles
-// take those axes into the same tile (Zen 5, 2 threads, GB/s, three alternating rounds: `988 17 3
-// 7 2 3 5 / 2 3 0 4 6 5 1` c128 7 -> 27, `20 12470 65 / 2 1 0` f64 16 -> 30, `5333 100 3 20 / 0 3
-// 2 1` f32 9 -> 31). Not for 1- and 2-byte elements, whose tiles' element loop gained on some
-// such cases and lost on others.
+// take those axes into the same tile (7-20 GB/s -> 24-31 on Zen 5, docs/cpu.md). Not for 1- and
+// 2-byte elements, whose tiles' element loop gained on some such cases and lost on others.
 bool slices_share_partial_lines(const Walk& w, bool input) {
   const int64_t run = input ? w.x.size * w.x.in : w.y.size * w.y.out;
   if (run >= kGroupBytes || run % cpu_caches().line_bytes == 0) return false;
@@ -607,7 +605,11 @@ void permute_blocked(const void* in, void* out, const PermuteLayout& layout, int
 #endif
   const bool partial_lines = unit_strides && e >= kShortAxisMinElemBytes && layout.rank >= 3 &&
                              (slices_share_partial_lines(walk, true) || slices_share_partial_lines(walk, false));
-  if (short_inner_axes || partial_lines) {
+  // 1- and 2-byte 2D slices of at most a cache line: the region code's set-up per slice costs more
+  // than the tiles' element loop over its bytes (0.3-5 GB/s -> 1.4-9 on Zen 5, docs/cpu.md).
+  const bool tiny_slices =
+      unit_strides && e <= 2 && layout.rank >= 3 && x_bytes * walk.y.size <= cpu_caches().line_bytes;
+  if (short_inner_axes || partial_lines || tiny_slices) {
     VectorBlocks blocks = nullptr;
     const MultiAxisTiles tiles = plan_tiles_for_caches(layout, options.isa, &blocks);
     permute_multi_axis_tiles(src, dst, tiles, blocks, layout.elem_size, threads, layout.bytes());

@@ -183,6 +183,12 @@ TEST_P(PermuteCpuKernel, ShortInnerAxesMatchReference) {
     expect_permutes(GetParam(), {{9, 4, 8, 9, 5}, {4, 3, 1, 0, 2}, {1500, 370, 45, 5, 1}, {}}, type, 2, 0);
     expect_permutes(GetParam(), {{33, 70, 4}, {2, 1, 0}, {}, {70 * 34 + 5, 34, 1}}, type, 0, 1);
   }
+  // 2D slices of at most a cache line (the tiles' element loop): 4 x 4 and 5 x 4 bytes, strided
+  // input, offset pointers, more than 1 MiB.
+  for (DType type : {DType::u8, DType::u16}) {
+    expect_permutes(GetParam(), {{3, 300, 4, 4, 8, 4}, {2, 4, 1, 0, 5, 3}, {}, {}}, type);
+    expect_permutes(GetParam(), {{4, 64, 95, 5}, {2, 1, 3, 0}, {64 * 570 + 7, 570, 6, 1}, {}}, type, 3, 1);
+  }
   expect_permutes(GetParam(), {{3, 50, 30, 48}, {3, 1, 2, 0}, {}, {}}, DType::u8);
   expect_permutes(GetParam(), {{3, 50, 30, 24}, {3, 1, 2, 0}, {}, {}}, DType::u16);
   // A short input axis under a long output one (the blocks too): odd long sides, several input
