@@ -64,7 +64,9 @@ Status run_interleave(const void* in, void* out, const Transpose2D& p, const Lau
 
 bool small_batch_supports(const Transpose2D& p, std::string* why) {
   if (cuda::small_batch_fits(p)) return true;
-  if (why) *why = "it needs a packed batch of at least two matrices of at most 16 KiB each";
+  if (why)
+    *why = "it needs a batch of at least two matrices with packed output, each read from at most 16 KiB of "
+           "input (packed, or rows or matrices padded apart by a little)";
   return false;
 }
 
@@ -102,7 +104,7 @@ const std::vector<Kernel>& cuda_kernels() {
 // The production rule. Skinny shapes first: a square tile would idle most of its threads there.
 const Kernel* choose_cuda_kernel(const Transpose2D& p) {
   if (is_contiguous_copy(p)) return find_kernel(Device::cuda, "contiguous_copy");
-  if (cuda::small_batch_preferred(p)) return find_kernel(Device::cuda, "small_batch");
+  if (cuda::small_batch_fits(p)) return find_kernel(Device::cuda, "small_batch");
   if (cuda::interleave_preferred(p)) return find_kernel(Device::cuda, "interleave");
   if (cuda::deinterleave_preferred(p)) return find_kernel(Device::cuda, "deinterleave");
   return find_kernel(Device::cuda, "tile");

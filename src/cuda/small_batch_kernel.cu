@@ -134,7 +134,9 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) <= 2 ? kTransposeStepMinBl
 // along the rows), still make one run per chunk, padding included, where the padding is short
 // (short_padding) and at most the row or matrix: the deinterleave and tile kernels took one matrix
 // per block there (7 x 7 f16 rows 8 apart: 2.8% of memcpy; 138 x 7 u8 matrices 1092 bytes apart,
-// H200: 16.6%). Rows and matrices both padded are not one run.
+// H200: 16.6%). Rows and matrices both padded are not one run. Staged as they lie, padding
+// included, padded chunks cost what packed ones cost (element-by-element staging, packed, held
+// 1-byte batches at 24-44% of memcpy), so every batch that fits is small_batch's.
 bool small_batch_fits(const detail::Transpose2D& p) {
   const int64_t matrix = p.rows * p.cols;
   if (p.batch < 2 || p.rows <= 0 || p.cols <= 0 || p.ld_out != p.rows || p.stride_out != matrix ||
@@ -148,10 +150,6 @@ bool small_batch_fits(const detail::Transpose2D& p) {
                                short_padding(p.stride_in - matrix, matrix, p.elem_size);
   return packed_in || padded_rows || padded_matrices;
 }
-
-// Padded input runs were once staged element by element, packed, which held 1-byte batches at
-// 24-44% of memcpy; staged as they lie, padding included, they cost what a packed chunk costs.
-bool small_batch_preferred(const detail::Transpose2D& p) { return small_batch_fits(p); }
 
 Status launch_small_batch(const void* in, void* out, const detail::Transpose2D& p, gpu::Stream stream) {
   const int per_chunk = small_batch_matrices_per_chunk(p.rows, p.cols, p.elem_size, p.stride_in);

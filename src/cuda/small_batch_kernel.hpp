@@ -13,11 +13,10 @@
 
 namespace xpose::cuda {
 
-// Whether the problem is a batch of at least two matrices that each fit the staging buffer, with
-// packed output and packed input, or input rows padded by a little (small_batch_kernel.cu).
+// Whether the problem is a batch of at least two matrices whose input spans each fit the staging
+// buffer, with packed output and packed input, or input rows or whole matrices padded apart by a
+// little (small_batch_kernel.cu). The production rule takes every such batch.
 bool small_batch_fits(const detail::Transpose2D& problem);
-// Whether the production rule takes it: it fits, and padded matrices are small (small_batch_kernel.cu).
-bool small_batch_preferred(const detail::Transpose2D& problem);
 
 Status launch_small_batch(const void* in, void* out, const detail::Transpose2D& problem, gpu::Stream stream);
 
