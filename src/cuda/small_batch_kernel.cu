@@ -29,6 +29,16 @@ constexpr int staging_elements() {
   return sizeof(T) >= 4 ? n + n / 32 + 1 : n;
 }
 
+// Blocks per SM that the 4- to 16-byte kernels must keep resident (0: the compiler's choice).
+// 8-byte elements: 6 at 40 registers; 16-byte: 5 at 48 (they spill at 40). Left to itself the
+// compiler took 47 and 51 once the chunks' partial vectors were handled, a block fewer per SM and
+// 2-5 points of memcpy; 4-byte elements take 39 on their own, and bounding them cost 1-3 points
+// (H200, same process).
+template <typename T>
+constexpr int staging_min_blocks() {
+  return sizeof(T) >= 16 ? 5 : sizeof(T) == 8 ? 6 : 0;
+}
+
 // K whole matrices per block: the input chunk is one run of `span` elements (its matrices
 // stride_in apart, their rows ld_in apart: padding included, packed where stride_in = rows x
 // ld_in = rows x cols), staged as it lies; the output chunk is one run of count = K x rows x cols.
@@ -40,9 +50,9 @@ constexpr int staging_elements() {
 // byte (ncu, 14 x 24 u8, H100: issue slots 79% busy, 76 registers) and held u8 batches at 45-61%
 // of memcpy.
 template <typename T>
-__global__ void __launch_bounds__(kThreads, sizeof(T) <= 2 ? kTransposeStepMinBlocks : 0)
+__global__ void __launch_bounds__(kThreads, sizeof(T) <= 2 ? kTransposeStepMinBlocks : staging_min_blocks<T>())
     small_batch_kernel(const T* __restrict__ in, T* __restrict__ out, int rows, int cols, int64_t batch, int ld_in,
-                       int stride_in, int per_chunk, bool in_aligned, bool out_aligned, TransposeWalks walks) {
+                       int stride_in, int per_chunk, TransposeWalks walks) {
   constexpr int V = kVectorBytes / sizeof(T);
   constexpr int kInFlight = 4;  // vectors loaded per thread before any is staged
   constexpr bool kTransposeStep = sizeof(T) <= 2;
@@ -68,29 +78,44 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) <= 2 ? kTransposeStepMinBl
       // No barrier here: the next chunk's loads write only `staging`, which the transpose step has
       // finished reading, and `transposed` is written again only after the next barrier.
     } else {
-      // The input run into the staging buffer, several 16-byte vectors in flight per thread.
-      const int vectors = in_aligned ? span / V : 0;
+      // The input run into the staging buffer as the whole 16-byte vectors of global memory inside
+      // it, several in flight per thread, then the elements before the first and after the last
+      // one: a chunk may start anywhere in a vector (matrices of an odd number of f32 elements,
+      // views off 16 bytes). Element loads throughout held 7 x 451 f32 batches, whose chunks start
+      // off 16 bytes, at 59% of memcpy (H200). The vector loop is the aligned chunks' loop moved
+      // by a constant; one loop over all slots, partial vectors staged in its body, cost aligned
+      // batches 5-18 points (c128 103 -> 85%, H200).
+      const int in_first = min((V - vector_head(src)) % V, span);  // elements before the first whole vector
+      const int vectors = (span - in_first) / V, in_tail = in_first + vectors * V;
+      const T* in_vectors = src + in_first;
       for (int base = 0; base < vectors; base += kInFlight * kThreads) {
         VectorOf<T> loaded[kInFlight];
 #pragma unroll
         for (int k = 0; k < kInFlight; ++k) {
           const int v = base + k * kThreads + threadIdx.x;
-          if (v < vectors) loaded[k].v = load_input_vector(reinterpret_cast<const uint4*>(src) + v);
+          if (v < vectors) loaded[k].v = load_input_vector(reinterpret_cast<const uint4*>(in_vectors) + v);
         }
 #pragma unroll
         for (int k = 0; k < kInFlight; ++k) {
           const int v = base + k * kThreads + threadIdx.x;
           if (v >= vectors) continue;
 #pragma unroll
-          for (int t = 0; t < V; ++t) staging[staged_index<T>(v * V + t)] = loaded[k].e[t];
+          for (int t = 0; t < V; ++t) staging[staged_index<T>(in_first + v * V + t)] = loaded[k].e[t];
         }
       }
-      for (int e = vectors * V + threadIdx.x; e < span; e += kThreads) staging[staged_index<T>(e)] = src[e];
+      for (int k = threadIdx.x; k < in_first + span - in_tail; k += kThreads) {
+        const int e = k < in_first ? k : in_tail + k - in_first;
+        staging[staged_index<T>(e)] = src[e];
+      }
       __syncthreads();
-      // The output run, one 16-byte vector per thread and step: output element o of the chunk is
-      // (matrix b, output row j, column i), read from staged element b * stride_in + i * ld_in + j.
-      for (int v = threadIdx.x; v * V < count; v += kThreads) {
-        const int o = v * V;
+      // The output run the same way: its whole 16-byte vectors, one per thread and step, then the
+      // elements at its ends. Output element o of the chunk is (matrix b, output row j, column i),
+      // read from staged element b * stride_in + i * ld_in + j.
+      const int out_first = min((V - vector_head(dst)) % V, count);
+      const int out_vectors = (count - out_first) / V, out_tail = out_first + out_vectors * V;
+      T* out_vectors_start = dst + out_first;
+      for (int v = threadIdx.x; v < out_vectors; v += kThreads) {
+        const int o = out_first + v * V;
         int b = o / matrix;
         const int r = o - b * matrix;
         int j = r / rows, i = r - j * rows;
@@ -98,7 +123,7 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) <= 2 ? kTransposeStepMinBl
         VectorOf<T> packed;
 #pragma unroll
         for (int t = 0; t < V; ++t) {
-          packed.e[t] = o + t < count ? staging[staged_index<T>(source)] : T{};
+          packed.e[t] = staging[staged_index<T>(source)];
           source += ld_in;
           if (++i == rows) {
             i = 0;
@@ -109,15 +134,12 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) <= 2 ? kTransposeStepMinBl
             source = b * stride_in + j;
           }
         }
-        if (out_aligned && o + V <= count) {
-          reinterpret_cast<uint4*>(dst)[v] = packed.v;
-        } else {
-#pragma unroll
-          for (int t = 0; t < V; ++t) {
-            if (o + t >= count) break;
-            dst[o + t] = packed.e[t];
-          }
-        }
+        reinterpret_cast<uint4*>(out_vectors_start)[v] = packed.v;
+      }
+      for (int k = threadIdx.x; k < out_first + (count - out_tail); k += kThreads) {
+        const int o = k < out_first ? k : out_tail + k - out_first;
+        const int b = o / matrix, r = o - b * matrix, j = r / rows, i = r - j * rows;
+        dst[o] = staging[staged_index<T>(b * stride_in + i * ld_in + j)];
       }
       __syncthreads();
     }
@@ -158,16 +180,11 @@ Status launch_small_batch(const void* in, void* out, const detail::Transpose2D& 
   const TransposeWalks walks =
       p.elem_size <= 2 ? remembered_transpose_walks({rows, cols, p.elem_size, per_chunk, ld_in, rows, stride_in})
                        : TransposeWalks{};
-  const bool in_aligned = reinterpret_cast<uintptr_t>(in) % kVectorBytes == 0 &&
-                          (per_chunk * p.stride_in * p.elem_size) % kVectorBytes == 0;
-  const bool out_aligned = reinterpret_cast<uintptr_t>(out) % kVectorBytes == 0 &&
-                           (per_chunk * p.rows * p.cols * p.elem_size) % kVectorBytes == 0;
   const dim3 grid = clamped_grid(ceil_div(p.batch, per_chunk), 1, 1);
   dispatch_size(p.elem_size, [&](auto size) {
     using T = typename Element<decltype(size)::value>::type;
     small_batch_kernel<T><<<grid, kThreads, 0, stream>>>(static_cast<const T*>(in), static_cast<T*>(out), rows, cols,
-                                                         p.batch, ld_in, stride_in, per_chunk, in_aligned, out_aligned,
-                                                         walks);
+                                                         p.batch, ld_in, stride_in, per_chunk, walks);
   });
   return gpu::check_launch("small_batch");
 }

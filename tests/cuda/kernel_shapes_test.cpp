@@ -170,14 +170,16 @@ TEST_P(TransposeCudaKernel, BatchesMatchReference) {
 
 // Packed batches of small matrices (the small_batch kernel: whole matrices per block, up to 16 KiB
 // each; chunks of several matrices, or of one that fills most of the buffer, that start on or off
-// 16-byte vectors, a partial last chunk, transpose-step walks along rows and down columns), and
-// of one-row and one-column matrices (one contiguous copy).
+// 16-byte vectors, one matrix of an odd number of elements as 7 x 451 among them, a partial last
+// chunk, transpose-step walks along rows and down columns), and of one-row and one-column matrices
+// (one contiguous copy).
 TEST_P(TransposeCudaKernel, BatchesOfSmallMatricesMatchReference) {
   expect_all({{2, 3, 0, 0, 1001}, {3, 2, 0, 0, 777}, {21, 3, 0, 0, 5001}, {3, 21, 0, 0, 4999}, {16, 16, 0, 0, 999},
               {17, 31, 0, 0, 333}, {64, 64, 0, 0, 7}, {127, 16, 0, 0, 9}, {5, 128, 0, 0, 65}, {1, 7, 0, 0, 1001},
               {9, 1, 0, 0, 777}, {2, 2, 0, 0, 2}, {32, 32, 0, 0, 37}, {41, 182, 0, 0, 5}, {182, 41, 0, 0, 5},
               {14, 24, 0, 0, 333}, {128, 64, 0, 0, 3}, {17, 63, 0, 0, 31}, {2, 584, 0, 0, 29}, {5, 3, 0, 0, 1111},
-              {12, 3, 0, 0, 555}, {95, 105, 0, 0, 13}, {127, 129, 0, 0, 5}, {90, 91, 0, 0, 7}, {128, 128, 0, 0, 3}});
+              {12, 3, 0, 0, 555}, {95, 105, 0, 0, 13}, {127, 129, 0, 0, 5}, {90, 91, 0, 0, 7}, {128, 128, 0, 0, 3},
+              {7, 451, 0, 0, 9}, {13, 201, 0, 0, 7}, {3, 677, 0, 0, 11}});
 }
 
 // Batches of small matrices whose input rows, or whole packed matrices, are padded by a little

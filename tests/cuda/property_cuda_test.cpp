@@ -194,6 +194,41 @@ TEST(PropertyCudaTile, EveryMisalignmentOfBothViewsMatchesReference) {
   std::printf("[ CASES    ] tile misalignments: %d problems ran\n", ran);
 }
 
+// The small_batch kernel stages each chunk's input as the 16-byte vectors of global memory it
+// covers and stores its output the same way, partial vectors at both ends element by element:
+// every pair of input and output misalignments, for every element size, on packed batches whose
+// chunks start on and off 16 bytes (many matrices per chunk; one matrix of an odd element count,
+// as 7 x 451), padded rows and matrices padded apart.
+TEST(PropertyCudaSmallBatch, EveryMisalignmentOfBothViewsMatchesReference) {
+  XPOSE_SKIP_WITHOUT_CUDA_DEVICE();
+  const DeviceArena arena;
+  ASSERT_TRUE(arena.valid());
+  int ran = 0;
+  for (xpose::DType type : {xpose::DType::u8, xpose::DType::u16, xpose::DType::f32, xpose::DType::f64, xpose::DType::c128})
+    for (const xpose::Matrix shape : {xpose::Matrix{7, 451, 0, 0, 9}, xpose::Matrix{17, 31, 0, 0, 33},
+                                      xpose::Matrix{5, 3, 0, 0, 301}, xpose::Matrix{13, 9, 10, 0, 41},
+                                      xpose::Matrix{11, 7, 0, 0, 57, 11 * 7 + 3, 0}}) {
+      const std::size_t size = xpose::size_of(type);
+      if (shape.rows * (shape.ld_in ? shape.ld_in : shape.cols) * static_cast<int64_t>(size) > 16384) continue;
+      for (std::size_t in_offset = 0; in_offset < 16; in_offset += size)
+        for (std::size_t out_offset = 0; out_offset < 16; out_offset += size) {
+          SCOPED_TRACE(xpose_test::describe(shape, type) + ", misalign in " + std::to_string(in_offset) + ", out " +
+                       std::to_string(out_offset));
+          xpose::Plan plan;
+          ASSERT_EQ(xpose::Plan::create(plan, shape, type, Device::cuda, {"small_batch", 0}), Status::ok)
+              << xpose::last_error_message();
+          const auto problem = xpose_test::problem_for(shape, type);
+          const auto input = xpose_test::make_input(problem, in_offset, /*salt=*/ran);
+          auto output = xpose_test::make_output(problem, out_offset);
+          ASSERT_TRUE(arena.execute(plan, input, output));
+          ASSERT_TRUE(xpose_test::transposed_correctly(input, output, problem));
+          ++ran;
+        }
+    }
+  EXPECT_GT(ran, 100);
+  std::printf("[ CASES    ] small_batch misalignments: %d problems ran\n", ran);
+}
+
 // Views with odd leading dimensions large enough for the tile kernel's large tiles: its unaligned
 // forms there (the unmasked variant for full tiles inside the view where tuning.hpp enables it,
 // the masked form for the others and for the edge tiles of the last row and column of tiles, the
