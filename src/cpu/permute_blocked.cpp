@@ -437,6 +437,7 @@ void permute_multi_axis_tiles(const unsigned char* in, unsigned char* out, const
 // these did not.
 #if defined(__SSE2__)
 constexpr int64_t kCompositeTile = 64;
+constexpr int64_t kSmallSliceBytes = 256;
 
 struct CompositeAxes {  // innermost first, each packed onto the ones before on its side
   int count = 0;
@@ -470,9 +471,18 @@ bool plan_composite_tiles(const PermuteLayout& layout, int64_t block, CompositeT
     add(&t->y, k);
   }
   for (int k = n - 1; k >= 0 && !used[k] && layout[k].in_stride == t->x.total; --k) add(&t->x, k);
-  // Elements outside whole blocks go one at a time: at most an eighth of each side.
-  const auto mostly_blocks = [&](int64_t total) { return total >= block && 8 * (total % block) <= total; };
-  if (!mostly_blocks(t->x.total) || !mostly_blocks(t->y.total)) return false;
+  // Elements outside whole blocks go one at a time. The columns' (input lines' ends) are read
+  // together, so X needs only blocks at least half full on average; the rows' are scattered over
+  // the output lines, so Y needs mostly whole blocks (at most an eighth outside), unless a 2D
+  // slice of the two inner axes is at most kSmallSliceBytes, where the 2D slices' set-up costs
+  // more. (Zen 5, 2 threads, GB/s, against the 2D slices: X of 37-45 u8 over Y of 16, 6-7 ->
+  // 8-11; slices of 11 x 4 f16 4 -> 10; but Y of 19-21 u8 over X of 32-35 11-12 -> 7-9, and
+  // partial blocks for the rows' remainder lost too; docs/cpu.md.)
+  const auto half_full = [&](int64_t total) { return 2 * total >= (total + block - 1) / block * block; };
+  const auto mostly_whole = [&](int64_t total) { return total >= block && 8 * (total % block) <= total; };
+  const int64_t slice_bytes = layout[input_inner].size * layout[output_inner].size * e;
+  const bool rows_fit = mostly_whole(t->y.total) || (half_full(t->y.total) && slice_bytes <= kSmallSliceBytes);
+  if (!half_full(t->x.total) || !rows_fit) return false;
   for (int k = 0; k < n; ++k)
     if (!used[k]) t->batch.add({layout[k].size, layout[k].in_stride * e, layout[k].out_stride * e});
   return true;

@@ -182,6 +182,12 @@ TEST_P(PermuteCpuKernel, ShortInnerAxesMatchReference) {
     expect_permutes(GetParam(), {{9, 4, 8, 9, 5}, {4, 3, 1, 0, 2}, {}, {}}, type);
     expect_permutes(GetParam(), {{9, 4, 8, 9, 5}, {4, 3, 1, 0, 2}, {1500, 370, 45, 5, 1}, {}}, type, 2, 0);
     expect_permutes(GetParam(), {{33, 70, 4}, {2, 1, 0}, {}, {70 * 34 + 5, 34, 1}}, type, 0, 1);
+    // Columns that fill a block only half or more (37 and 13 of 16 bytes a line), and rows that
+    // fill theirs by 11 of 16 bytes under 2D slices of at most 256 bytes: the rest one element at
+    // a time.
+    expect_permutes(GetParam(), {{3, 300, 16, 37}, {1, 0, 3, 2}, {}, {}}, type);
+    expect_permutes(GetParam(), {{30, 50, 24, 13}, {3, 1, 0, 2}, {}, {}}, type, 1, 2);
+    expect_permutes(GetParam(), {{2, 4, 3, 11, 8, 5, 5, 4}, {1, 4, 7, 2, 6, 0, 5, 3}, {}, {}}, type);
   }
   // 2D slices of at most a cache line (the tiles' element loop): 4 x 4 and 5 x 4 bytes, strided
   // input, offset pointers, more than 1 MiB.
