@@ -50,12 +50,28 @@ struct FlatAxes {
     total *= axis.size;
   }
   void offsets(int64_t index, int64_t* in, int64_t* out) const {
+    std::array<int64_t, kMaxPermuteRank> digits{};
+    offsets(index, in, out, &digits);
+  }
+  // The same, keeping the index's digits for next().
+  void offsets(int64_t index, int64_t* in, int64_t* out, std::array<int64_t, kMaxPermuteRank>* digits) const {
     *in = *out = 0;
-    for (int k = count - 1; k >= 0 && index > 0; --k) {
-      const int64_t digit = index % axes[k].size;
+    for (int k = count - 1; k >= 0; --k) {
+      (*digits)[k] = index % axes[k].size;
       index /= axes[k].size;
-      *in += digit * axes[k].in;
-      *out += digit * axes[k].out;
+      *in += (*digits)[k] * axes[k].in;
+      *out += (*digits)[k] * axes[k].out;
+    }
+  }
+  // From index's offsets and digits to index + 1's: no divisions.
+  void next(std::array<int64_t, kMaxPermuteRank>* digits, int64_t* in, int64_t* out) const {
+    for (int k = count - 1; k >= 0; --k) {
+      *in += axes[k].in;
+      *out += axes[k].out;
+      if (++(*digits)[k] < axes[k].size) return;
+      *in -= (*digits)[k] * axes[k].in;
+      *out -= (*digits)[k] * axes[k].out;
+      (*digits)[k] = 0;
     }
   }
 };
@@ -559,20 +575,33 @@ void permute_composite_tiles(const unsigned char* in, unsigned char* out, const 
   const int64_t tiles_y = (t.y.total + kCompositeTile - 1) / kCompositeTile;
   const int64_t units = t.batch.total * tiles_y * tiles_x;
   const int n = static_cast<int>(std::min<int64_t>(resolve_threads(threads, bytes), units));
+  // Each thread walks its units in order: the batch offsets step from one unit to the next, and a
+  // tile's row and column offsets are computed only when the tile changes (never, where one tile
+  // covers X and Y: tiles of a few hundred bytes spent about half their time on those; Zen 5, 2
+  // threads, % of memcpy: 16 x 37 u8 15 -> 28, `300 50 24 13 / 3 1 0 2` f16 12 -> 19).
+  const int64_t tiles = tiles_x * tiles_y;
   run_on_threads(n, units, [&](int64_t first, int64_t last) {
     int64_t row_in[kCompositeTile], col_out[kCompositeTile];
+    std::array<int64_t, kMaxPermuteRank> digits{};
+    int64_t in_offset = 0, out_offset = 0, tile = first % tiles, offsets_of = -1;
+    t.batch.offsets(first / tiles, &in_offset, &out_offset, &digits);
     for (int64_t unit = first; unit < last; ++unit) {
-      const int64_t tx = unit % tiles_x, ty = unit / tiles_x % tiles_y, b = unit / tiles_x / tiles_y;
-      int64_t in_offset = 0, out_offset = 0;
-      t.batch.offsets(b, &in_offset, &out_offset);
+      const int64_t tx = tile % tiles_x, ty = tile / tiles_x;
       const int64_t x0 = tx * kCompositeTile, y0 = ty * kCompositeTile;
       const int64_t cols = std::min(kCompositeTile, t.x.total - x0), rows = std::min(kCompositeTile, t.y.total - y0);
-      composite_offsets(t.y, true, y0, rows, row_in);
-      composite_offsets(t.x, false, x0, cols, col_out);
+      if (tile != offsets_of) {
+        composite_offsets(t.y, true, y0, rows, row_in);
+        composite_offsets(t.x, false, x0, cols, col_out);
+        offsets_of = tile;
+      }
       const unsigned char* src = in + in_offset;
       unsigned char* dst = out + out_offset;
       if (elem_size == 1) copy_composite_tile<1>(src, dst, row_in, rows, col_out, cols, y0, x0);
       else copy_composite_tile<2>(src, dst, row_in, rows, col_out, cols, y0, x0);
+      if (++tile == tiles) {
+        tile = 0;
+        t.batch.next(&digits, &in_offset, &out_offset);
+      }
     }
   });
 }
