@@ -93,8 +93,10 @@ void transpose_region(const TileRegion& r, int elem_size, CpuIsa isa, TileStores
       transpose_tiles_avx2(tiles, elem_size, stores, joins, prefetch_tiles, wide);
   }
   // Few rows into packed output rows: AVX-512 interleaves any 2 to 16; the AVX2 edges interleave
-  // 2, 4 or 8 rows of bytes (2 or 4 of 2-byte elements) and any count of 4- and 8-byte ones.
-  if (!right.empty()) transpose_edges_avx2(right, elem_size);
+  // 2, 4 or 8 rows of bytes (2 or 4 of 2-byte elements) and any count of 4- and 8-byte ones. Few
+  // packed columns: AVX-512 deinterleaves 3 to 8 of 1- and 2-byte elements, the AVX2 edges the rest.
+  if (!right.empty() && !(isa == CpuIsa::avx512 && deinterleave_columns_avx512(right, elem_size)))
+    transpose_edges_avx2(right, elem_size);
   if (!bottom.empty() &&
       !(isa == CpuIsa::avx512 && interleave_rows_avx512(bottom, elem_size, stores != TileStores::plain)))
     transpose_edges_avx2(bottom, elem_size);

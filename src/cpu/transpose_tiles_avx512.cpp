@@ -35,6 +35,7 @@ namespace {
 // packed input rows) written the same way ran slower than the AVX2 records on Zen 5 (f32 2000000
 // x 13 31 -> 13 GB/s: C output rows of one line per block), so it is not used.
 constexpr int kMaxInterleave = 16;
+constexpr int kMaxDeinterleave = 8;
 
 template <int E>
 struct Lanes;  // the permute merged under a mask, of E-byte elements, and the mask type
@@ -215,6 +216,88 @@ bool interleave_rows_avx512(const TileRegion& r, int elem_size, bool stream) {
 
 namespace {
 
+// Few columns of packed input rows (the inverse of the interleave): a block of K = 64 / E rows is
+// C input registers; output register o (K elements of output row o) takes lane t from input
+// element t C + o, that is from register (t C + o) / K: C masked permutes per output register.
+// For 1- and 2-byte elements only, 3 to 8 columns, where the AVX2 records move 16 bytes per
+// record (Zen 5, 2 threads, GB/s, three alternating rounds against the records: u8 20000000 x 3
+// 12-16 -> 20, 12000000 x 5 15-22 -> 23-24, 16000000 x 6 16-24 -> 23-24, f16 10000000 x 3 17 ->
+// 20, 6000000 x 5 19-21 -> 23-24, 4000000 x 8 17-21 -> 23-24, u8 5000 x 3 batch 4000 14-24 ->
+// 40-47; 9000000 x 7 u8 level). 4-byte elements wrote C rows of one line per block and ran slower
+// than the AVX2 records (f32 2000000 x 13 31 -> 13 GB/s, above).
+template <int E, int C>
+struct DeinterleaveTable {
+  static constexpr int K = 64 / E;
+  alignas(64) unsigned char index[C][64] = {};  // lane indices as E-byte little-endian lanes
+  uint64_t mask[C][C] = {};
+  constexpr DeinterleaveTable() {
+    for (int o = 0; o < C; ++o)
+      for (int t = 0; t < K; ++t) {
+        const int m = t * C + o;
+        index[o][t * E] = static_cast<unsigned char>(m % K);
+        mask[o][m / K] |= uint64_t{1} << t;
+      }
+  }
+};
+template <int E, int C>
+constexpr DeinterleaveTable<E, C> kDeinterleaveTable{};
+
+template <int E, int C, int O>
+XPOSE_AVX512_INLINE __m512i deinterleaved(const __m512i* x) {
+  using Mask = typename Lanes<E>::Mask;
+  constexpr const DeinterleaveTable<E, C>& table = kDeinterleaveTable<E, C>;
+  const __m512i idx = _mm512_load_si512(table.index[O]);
+  __m512i acc = _mm512_setzero_si512();
+#pragma GCC unroll 16
+  for (int s = 0; s < C; ++s)
+    if (table.mask[O][s] != 0) acc = Lanes<E>::merge(acc, static_cast<Mask>(table.mask[O][s]), idx, x[s]);
+  return acc;
+}
+
+template <int E, int C, int... O>
+XPOSE_AVX512_INLINE void store_deinterleaved(unsigned char* to, int64_t ld, const __m512i* x,
+                                             std::integer_sequence<int, O...>) {
+  (_mm512_storeu_si512(to + O * ld, deinterleaved<E, C, O>(x)), ...);
+}
+
+template <int E, int C>
+XPOSE_AVX512 void deinterleave_columns_fixed(const TileRegion& r) {
+  constexpr int K = 64 / E;
+  const unsigned char* in = r.in + r.col_begin * E;
+  unsigned char* out = r.out + r.col_begin * r.ld_out;
+  int64_t i = r.row_begin;
+  for (; i + K <= r.row_end; i += K) {
+    __m512i x[C];
+#pragma GCC unroll 16
+    for (int s = 0; s < C; ++s) x[s] = _mm512_loadu_si512(in + i * r.ld_in + 64 * s);
+    store_deinterleaved<E, C>(out + i * E, r.ld_out, x, std::make_integer_sequence<int, C>{});
+  }
+  if (i < r.row_end) {
+    TileRegion rest = r;
+    rest.row_begin = i;
+    transpose_region_scalar<E>(rest);
+  }
+}
+
+template <int E, int... C>
+XPOSE_AVX512 bool deinterleave_columns_of_size(const TileRegion& r, std::integer_sequence<int, C...>) {
+  const int64_t cols = r.col_end - r.col_begin;
+  return ((cols == C + 3 ? (deinterleave_columns_fixed<E, C + 3>(r), true) : false) || ...);
+}
+
+}  // namespace
+
+bool deinterleave_columns_avx512(const TileRegion& r, int elem_size) {
+  const int64_t cols = r.col_end - r.col_begin;
+  if (elem_size > 2 || cols < 3 || cols > kMaxDeinterleave || r.ld_in != cols * elem_size ||
+      r.row_end - r.row_begin < 64 / elem_size)
+    return false;
+  constexpr auto kCounts = std::make_integer_sequence<int, kMaxDeinterleave - 2>{};  // 3 .. kMaxDeinterleave
+  return elem_size == 1 ? deinterleave_columns_of_size<1>(r, kCounts) : deinterleave_columns_of_size<2>(r, kCounts);
+}
+
+namespace {
+
 
 template <int ElemSize>
 void tiles_of_size(const TileRegion& r, TileStores stores, const StripJoins& joins,
@@ -389,6 +472,7 @@ namespace xpose::detail {
 bool avx512_tiles_available() { return false; }
 void transpose_tiles_avx512(const TileRegion&, int, TileStores, const StripJoins&, int, int) {}
 bool interleave_rows_avx512(const TileRegion&, int, bool) { return false; }
+bool deinterleave_columns_avx512(const TileRegion&, int) { return false; }
 void transpose_small_batch_avx512(const unsigned char*, unsigned char*, const TinyBatch&, int64_t, int64_t) {}
 void permute_blocks_avx512(const unsigned char*, unsigned char*, const PermuteBlocks&) {}
 void stream_fence() {}

@@ -31,6 +31,11 @@ void transpose_tiles_avx512(const TileRegion& region, int elem_size, TileStores 
 // thread reads them). False (nothing written) for any other region.
 bool interleave_rows_avx512(const TileRegion& region, int elem_size, bool stream);
 
+// A region of 3 to 8 columns of packed input rows (ld_in == columns x elem_size) and at least
+// 64 / elem_size rows, 1- and 2-byte elements, in masked permutes of whole lines (the rows after
+// the last block of 64 / elem_size element by element). False (nothing written) otherwise.
+bool deinterleave_columns_avx512(const TileRegion& region, int elem_size);
+
 // Matrices (and input spans) of at most this many bytes go through transpose_small_batch_avx512
 // (TinyBatch::fits).
 constexpr int64_t kSmallPermutedMatrixBytes = 1024;

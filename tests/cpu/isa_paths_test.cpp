@@ -97,8 +97,9 @@ TEST_P(CpuIsaPath, TransposeMatchesReferenceOnEveryShapeClass) {
 }
 
 // Fewer rows or columns than a tile, for every element size (the AVX2 set's 16-byte records: a
-// partial group of rows or columns, whole blocks and the columns or rows after them), packed and
-// padded, one matrix and batches.
+// partial group of rows or columns, whole blocks and the columns or rows after them; AVX-512's
+// permutes of 3 to 8 packed columns of 1- and 2-byte elements, whole blocks of 64 / size rows and
+// the rows after them), packed and padded, one matrix and batches.
 TEST_P(CpuIsaPath, ThinMatricesMatchReference) {
   std::vector<Matrix> matrices;
   for (int64_t thin : {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 63})
@@ -110,7 +111,10 @@ TEST_P(CpuIsaPath, ThinMatricesMatchReference) {
                                                   {333, 5, 9, 340},
                                                   {17, 100, 0, 0, 3},
                                                   {100, 17, 0, 0, 3},
-                                                  {3, 70, 75, 4, 2, 3 * 75 + 1, 70 * 4 + 2}})
+                                                  {3, 70, 75, 4, 2, 3 * 75 + 1, 70 * 4 + 2},
+                                                  {1000, 6, 0, 0, 3},
+                                                  {64, 7},
+                                                  {129, 4, 0, 0, 2}})
     matrices.push_back(matrix);
   expect_transposes(GetParam(), matrices, {1, 3});
 }
