@@ -36,6 +36,28 @@ bool too_few_large_tiles(const detail::Transpose2D& p, int sms) {
   return large_tiles < int64_t{kLargeTilesPerSmForLarge} * sms;
 }
 
+// The share of the tiles of a rows x cols shape that view `p`'s matrices fill.
+double tile_fill(const detail::Transpose2D& p, int rows, int cols) {
+  return static_cast<double>(p.rows) * static_cast<double>(p.cols) /
+         (static_cast<double>(ceil_div(p.rows, rows) * rows) * static_cast<double>(ceil_div(p.cols, cols) * cols));
+}
+
+// Whether a batch `p` takes the compact shape Compact instead of `launch` because its matrices
+// fill Compact's tiles kCompactFillAdvantage times better, or fill launch's under the `min_fill`
+// that shape needs. Batches only: the rule was measured on batches of medium matrices, and single
+// matrices keep their flat and tall shapes (the partial-row form, the tall u8 shape).
+template <class Compact>
+bool compact_fills_better(const detail::Transpose2D& p, const TileLaunch& launch, double min_fill = 0) {
+  if (p.batch <= 1) return false;
+  const double fill = tile_fill(p, launch.rows, launch.cols);
+  return fill < min_fill || tile_fill(p, Compact::kRows, Compact::kCols) > kCompactFillAdvantage * fill;
+}
+
+// The unaligned u8 compact shape ran 14-23 points under the large one on batches it filled as
+// well (H200: 350 x 104 batch 54 -> 31% of memcpy) and won only on matrices small_batch takes.
+template <int Size>
+constexpr bool unaligned_compact_takes_fill_rule = Size != 1;
+
 // The views of few row tiles of `rows` rows, the last partial (the partial-row instantiation's).
 bool few_row_tiles_last_partial(const detail::Transpose2D& p, int rows) {
   return p.rows % rows != 0 && ceil_div(p.rows, rows) <= kPartialFormMaxRowTiles;
@@ -52,16 +74,21 @@ TileLaunch tile_shape(const detail::Transpose2D& p, const DeviceInfo& device, co
   const bool aligned = Size == 16 || (pointers.input_rows_on_16 && pointers.output_rows_on_sector);
   if (aligned) {
     using Large = TileTuning<Size, false>;
-    const bool too_few = too_few_large_tiles<Large>(p, sms);
+    using Compact = TileTuning<Size, true>;
+    const TileLaunch compact = shape_of<Compact>(TileShapeId::aligned_compact);
+    if (too_few_large_tiles<Large>(p, sms)) return compact;
+    TileLaunch large = shape_of<Large>(TileShapeId::aligned);
     if constexpr (DeviceTileTuning<Size>::kFasterOn != BandwidthPerSm::none)
-      if (!too_few && entry_applies(DeviceTileTuning<Size>::kFasterOn, device))
-        return shape_of<DeviceTileTuning<Size>>(TileShapeId::aligned_device);
-    return too_few ? shape_of<TileTuning<Size, true>>(TileShapeId::aligned_compact)
-                   : shape_of<Large>(TileShapeId::aligned);
+      if (entry_applies(DeviceTileTuning<Size>::kFasterOn, device))
+        large = shape_of<DeviceTileTuning<Size>>(TileShapeId::aligned_device);
+    return Size != 16 && compact_fills_better<Compact>(p, large) ? compact : large;
   }
   if constexpr (Size == 16) {
     return {};  // not reached
   } else {
+    using Large = UnalignedTileTuning<Size, false>;
+    using Compact = UnalignedTileTuning<Size, true>;
+    const TileLaunch compact = shape_of<Compact>(TileShapeId::unaligned_compact, partial_rows_form<Compact>());
     // u8 views of many rows: the tall shape, on the class of device it was measured faster on.
     if constexpr (Size == 1) {
       using T = UnalignedTallU8Tuning;
@@ -69,22 +96,24 @@ TileLaunch tile_shape(const detail::Transpose2D& p, const DeviceInfo& device, co
       if (p.rows >= T::kMinRows && tiles >= int64_t{T::kMinTilesPerSm} * sms && entry_applies(T::kFasterOn, device))
         return shape_of<T>(TileShapeId::unaligned_tall_u8, partial_rows_form<T>());
     }
-    using Large = UnalignedTileTuning<Size, false>;
-    const bool too_few = too_few_large_tiles<Large>(p, sms);
+    if (too_few_large_tiles<Large>(p, sms)) return compact;
     // The device class's own shape, for the views that take the large one.
     if constexpr (DeviceUnalignedTileTuning<Size>::kFasterOn != BandwidthPerSm::none)
-      if (!too_few && entry_applies(DeviceUnalignedTileTuning<Size>::kFasterOn, device))
-        return shape_of<DeviceUnalignedTileTuning<Size>>(TileShapeId::unaligned_device,
-                                                         partial_rows_form<DeviceUnalignedTileTuning<Size>>());
+      if (entry_applies(DeviceUnalignedTileTuning<Size>::kFasterOn, device)) {
+        using Device = DeviceUnalignedTileTuning<Size>;
+        const TileLaunch own = shape_of<Device>(TileShapeId::unaligned_device, partial_rows_form<Device>());
+        return unaligned_compact_takes_fill_rule<Size> && compact_fills_better<Compact>(p, own, Device::kMinFill)
+                   ? compact
+                   : own;
+      }
     // Views that take the large shape with few row tiles of it, the last partial: the shape with
     // the partial-row instantiation, which the large one lacks.
     static_assert(partial_rows_form<UnalignedPartialRowsTuning<Size>>() && !partial_rows_form<Large>(),
                   "one shape each");
-    if (!too_few && few_row_tiles_last_partial(p, Large::kRows))
-      return shape_of<UnalignedPartialRowsTuning<Size>>(TileShapeId::unaligned_partial_rows, true);
-    return too_few ? shape_of<UnalignedTileTuning<Size, true>>(TileShapeId::unaligned_compact,
-                                                               partial_rows_form<UnalignedTileTuning<Size, true>>())
-                   : shape_of<Large>(TileShapeId::unaligned, false);
+    const TileLaunch large = few_row_tiles_last_partial(p, Large::kRows)
+                                 ? shape_of<UnalignedPartialRowsTuning<Size>>(TileShapeId::unaligned_partial_rows, true)
+                                 : shape_of<Large>(TileShapeId::unaligned, false);
+    return unaligned_compact_takes_fill_rule<Size> && compact_fills_better<Compact>(p, large) ? compact : large;
   }
 }
 

@@ -103,12 +103,17 @@ struct DeviceUnalignedTileTuning<4> {
   static constexpr int kRows = 64, kCols = 64, kThreads = 128, kMinBlocks = 4;
   static constexpr bool kUnmasked = true, kPartialRowsForm = true;
   static constexpr BandwidthPerSm kFasterOn = BandwidthPerSm::high;  // measured on an H200
+  static constexpr double kMinFill = 0;
 };
+// Its 121 registers leave it 25% occupancy, which holds only while its tiles are nearly full:
+// below kMinFill the compact shape beat it by 3-13 points at the same fill (H200: 189 x 324 f16
+// batch 54 -> 67% of memcpy, 427 x 202 56 -> 70, 192 x 196 71 -> 76; at 90-96% full it won by 2).
 template <>
 struct DeviceUnalignedTileTuning<2> {
   static constexpr int kRows = 64, kCols = 128, kThreads = 128, kMinBlocks = 4;
   static constexpr bool kUnmasked = true, kPartialRowsForm = true;
   static constexpr BandwidthPerSm kFasterOn = BandwidthPerSm::high;
+  static constexpr double kMinFill = 0.85;
 };
 
 // A third unaligned shape, for u8 views of at least kMinRows rows and kMinTilesPerSm of its tiles
@@ -213,5 +218,14 @@ constexpr int deinterleave_max_cols(int size) {
 
 // The compact shape is used when the large one gives fewer tiles than this many per SM.
 constexpr int kLargeTilesPerSmForLarge = 4;
+
+// ... or when it fills its tiles this much better (1-, 2- and 4-byte elements): a tile costs
+// about its whole area, so matrices that leave much of the large tiles empty (288 x 112 u8: 33%
+// full against 79%) run faster in the compact shape despite its lower speed on full tiles (7-14
+// points under the large shapes on 8191 x 8193). H200, 60 batches of medium matrices, each shape
+// forced: this ratio gained the most over all of them (288 x 112 u8 batch 33 -> 70% of memcpy,
+// 96 x 289 bf16 54 -> 81, 328 x 129 f32 54 -> 70); 8-byte elements' compact shape lost even where
+// it filled its tiles a third better (968 x 84 f64 90 -> 84), so the element form keeps its rule.
+constexpr double kCompactFillAdvantage = 1.15;
 
 }  // namespace xpose::cuda

@@ -118,6 +118,31 @@ TEST(TileLaunch, FewRowTilesTheLastPartialTakeThePartialRowForm) {
   EXPECT_FALSE(launch(300, 200000, 4, kH100, kAligned).partial_rows);
 }
 
+TEST(TileLaunch, BatchesThatFillTheCompactTilesBetterTakeThem) {
+  // 96 x 289 bf16 (output rows off 16 bytes): 56% of the H200's 64 x 128 tiles, 90% of the
+  // compact 32 x 64 ones.
+  EXPECT_EQ(launch(96, 289, 2, kH200, kUnaligned, 2306).shape, TileShapeId::unaligned_compact);
+  // 288 x 112 u8 on 16 bytes: 33% of the aligned 128 x 256 tiles, 79% of the compact 64 x 64.
+  EXPECT_EQ(launch(288, 112, 1, kH100, kAligned, 3968).shape, TileShapeId::aligned_compact);
+  EXPECT_EQ(launch(288, 112, 1, kH200, kAligned, 3968).shape, TileShapeId::aligned_compact);
+  // 328 x 129 f32: 57% against 75%, on every device (the large shape and the H200's own).
+  EXPECT_EQ(launch(328, 129, 4, kH100, kUnaligned, 756).shape, TileShapeId::unaligned_compact);
+  EXPECT_EQ(launch(328, 129, 4, kH200, kUnaligned, 756).shape, TileShapeId::unaligned_compact);
+  // As full either way (361 x 256 bf16: 94%): the large shapes.
+  EXPECT_EQ(launch(361, 256, 2, kH200, kUnaligned, 692).shape, TileShapeId::unaligned_device);
+  EXPECT_EQ(launch(384, 361, 4, kH200, kUnaligned, 230).shape, TileShapeId::unaligned_device);
+  // The H200's f16 shape needs its tiles 85% full: 189 x 324 fills both shapes' tiles 83%.
+  EXPECT_EQ(launch(189, 324, 2, kH200, kUnaligned, 1045).shape, TileShapeId::unaligned_compact);
+  // Unaligned u8 batches keep the large shape (its compact one lost where small_batch does not
+  // take the view), and so do 8- and 16-byte elements.
+  EXPECT_NE(launch(80, 992, 1, kH200, kUnaligned, 1612).shape, TileShapeId::unaligned_compact);
+  EXPECT_EQ(launch(968, 84, 8, kH200, kAligned, 196).shape, TileShapeId::element_square);
+  EXPECT_EQ(launch(100, 100, 16, kH200, kAligned, 2000).shape, TileShapeId::aligned);
+  // One matrix keeps the flat shapes whatever the fill (300 rows: 78% of 128-row tiles).
+  EXPECT_EQ(launch(300, 200003, 4, kH100, kUnaligned).shape, TileShapeId::unaligned_partial_rows);
+  EXPECT_EQ(launch(300, 100000, 4, kH100, kUnaligned, 2).shape, TileShapeId::unaligned_compact);
+}
+
 TEST(TileLaunch, EightByteElementsTakeTheElementForm) {
   // Rows on DRAM blocks: the fine shape on the class it was measured on (H100), walking column
   // tiles fastest where the output rows are on blocks too.
