@@ -26,7 +26,7 @@ struct TileTuning {
 };
 
 // Strips of 512 B runs and at least 128 rows: 8 tiles for 1- to 4-byte elements, 16 for 8, 32 for
-// 16. Before the writers held four tiles, 2 KiB runs left f64 8192^2 at 44-50% of the stream copy
+// 16 (but see kShiftedStripRows). Before the writers held four tiles, 2 KiB runs left f64 8192^2 at 44-50% of the stream copy
 // on Zen 3 and 512 B runs gave 56-60% (f32 47 -> 52); with four tiles held, c128 lost 6 to 12
 // points on 32-row strips against 128 rows (4096^2 and 4095 x 4097).
 //
@@ -35,8 +35,21 @@ struct TileTuning {
 // lines prefetched down one column evict each other and a single-line walk runs at the latency of
 // one tile's rows; four lines per row (256 bytes) ran 1.5 to 2x faster on Zen 3 (u16 8192^2 28 ->
 // 38% of the stream copy) and on Zen 5 (AVX-512, f64 8192^2 26 -> 42 GB/s; docs/cpu.md).
-TileTuning tile_tuning(int elem_size) {
-  return {static_cast<int>(std::max<int64_t>(8, 128 / tile_edge(elem_size))), 4};
+//
+// Output rows off 64-byte lines (stream_shifted) take strips of 512 rows for 4- to 16-byte
+// elements: the shifted writers join each strip's runs to the strip below by loading that strip's
+// first tile again (f32: an eighth more input reads at 128 rows), and longer runs per output row.
+// Zen 5, 2 threads, GB/s, three alternating rounds, 128 -> 512 rows: f32 8191 x 8193 26-31 ->
+// 34-38, 12345 x 6789 30-32 -> 39-42, 3001 x 20011 16-20 -> 22-23, f64 3001 x 20011 29-36 ->
+// 37-45, c128 2001 x 5003 30-48 -> 43-66; the AVX2 set alike (f32 8191 x 8193 30 -> 35-37). Not
+// for the aligned writers, which hold four tiles per row (f64 8192^2 47-52 -> 35-47 at 512 rows,
+// c128 4096^2 54-61 -> 50-52), nor u16 (already 256 rows; level at 512).
+constexpr int64_t kShiftedStripRows = 512;
+
+TileTuning tile_tuning(int elem_size, TileStores stores) {
+  const int64_t edge = tile_edge(elem_size);
+  const int64_t rows = stores == TileStores::stream_shifted && elem_size >= 4 ? kShiftedStripRows : 128;
+  return {static_cast<int>(std::max<int64_t>(8, rows / edge)), 4};
 }
 
 // Tile rows to prefetch ahead: as many rows as one L1 set holds lines, at least one visit. With a
@@ -393,11 +406,11 @@ void transpose_blocked(const void* in, void* out, const Transpose2D& p, int thre
     });
     return;
   }
-  const TileTuning tuning = tile_tuning(p.elem_size);
   const int64_t edge = vector ? tile_edge(p.elem_size) : 1;
   const int64_t stream_from =
       options.stream_from_bytes >= 0 ? options.stream_from_bytes : stream_from_bytes();
   const TileStores stores = choose_stores(out, p, stream_from);
+  const TileTuning tuning = tile_tuning(p.elem_size, stores);
   const bool gather = vector && gathered_small_matrices(p, edge, stores);
   if (vector && stores != TileStores::plain && packed_output_run(p) &&
       (gather || (p.rows >= edge && p.rows * p.elem_size <= staged_row_bytes_max(p.elem_size) &&

@@ -89,6 +89,7 @@ TEST_P(CpuIsaPath, TransposeMatchesReferenceOnEveryShapeClass) {
       Matrix{129, 257},   // whole tiles, then one row and column more for every size
       Matrix{256, 352},   // f32: 22 columns of tiles (a wide visit of 4 leaves 2)
       Matrix{600, 200},   // several strips for every size (joined when streaming)
+      Matrix{1100, 90},   // several strips of 512 rows (4- to 16-byte elements, rows off lines)
       Matrix{130, 70, 75, 133},                      // padded leading dimensions
       Matrix{9, 11, 0, 0, 50},                       // many small matrices
       Matrix{20, 30, 31, 21, 4, 20 * 31 + 5, 30 * 21 + 7},  // batch with gaps
