@@ -149,43 +149,42 @@ TEST_F(OutputFileTest, ASymbolicLinkKeepsPointingAtTheReplacedFile) {
 }
 
 // A child process opens a report, writes part of it and is then ended by the signal: neither the
-// report nor its temporary file may be left, and the earlier report stays.
-void expect_signal_leaves_nothing(const std::string& folder, int signal_number) {
-  const std::string target = folder + "/report.json";
-  std::ofstream(target) << "earlier";
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    // As in a foreground run: a background job may inherit the signal ignored.
-    struct sigaction current {};
-    sigaction(signal_number, nullptr, &current);
-    if (current.sa_handler == SIG_IGN) std::signal(signal_number, SIG_DFL);
-    OutputFile file;
-    std::string error;
-    if (!file.open(target, &error)) _exit(3);
-    file.stream() << "partial" << std::flush;
-    raise(signal_number);
-    _exit(4);  // not reached: the signal ends the process
+// report nor its temporary file may be left, and the earlier report stays. The folder is listed
+// by entries(), inside the test's own folder: ctest runs the two signal tests at once, and a list
+// file beside the folders was shared by both (one test removed it before the other read it).
+class OutputFileSignalTest : public OutputFileTest {
+ protected:
+  void expect_signal_leaves_nothing(int signal_number) {
+    const std::string target = path("report.json");
+    std::ofstream(target) << "earlier";
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      // As in a foreground run: a background job may inherit the signal ignored.
+      struct sigaction current {};
+      sigaction(signal_number, nullptr, &current);
+      if (current.sa_handler == SIG_IGN) std::signal(signal_number, SIG_DFL);
+      OutputFile file;
+      std::string error;
+      if (!file.open(target, &error)) _exit(3);
+      file.stream() << "partial" << std::flush;
+      raise(signal_number);
+      _exit(4);  // not reached: the signal ends the process
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFSIGNALED(status)) << "exit status " << WEXITSTATUS(status);
+    EXPECT_EQ(WTERMSIG(status), signal_number);
+    std::ifstream text(target);
+    std::string line;
+    std::getline(text, line);
+    EXPECT_EQ(line, "earlier");
+    EXPECT_EQ(entries(), "report.json\n") << "a temporary file was left behind";
   }
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFSIGNALED(status)) << "exit status " << WEXITSTATUS(status);
-  EXPECT_EQ(WTERMSIG(status), signal_number);
-  std::ifstream text(target);
-  std::string line;
-  std::getline(text, line);
-  EXPECT_EQ(line, "earlier");
-  const std::string list = folder + "/../" + "xpose-output-file-test-list";
-  std::system(("ls -A '" + folder + "' > '" + list + "'").c_str());
-  std::ifstream names(list);
-  std::ostringstream all;
-  all << names.rdbuf();
-  unlink(list.c_str());
-  EXPECT_EQ(all.str(), "report.json\n") << "a temporary file was left behind";
-}
+};
 
-TEST_F(OutputFileTest, SigintRemovesTheTemporaryFile) { expect_signal_leaves_nothing(folder_, SIGINT); }
-TEST_F(OutputFileTest, SigtermRemovesTheTemporaryFile) { expect_signal_leaves_nothing(folder_, SIGTERM); }
+TEST_F(OutputFileSignalTest, SigintRemovesTheTemporaryFile) { expect_signal_leaves_nothing(SIGINT); }
+TEST_F(OutputFileSignalTest, SigtermRemovesTheTemporaryFile) { expect_signal_leaves_nothing(SIGTERM); }
 
 TEST_F(OutputFileTest, RemovalGuardRemovesUnlessReleased) {
   write(path("a"), "x");
