@@ -92,6 +92,8 @@ TEST_P(CpuIsaPath, TransposeMatchesReferenceOnEveryShapeClass) {
       Matrix{1100, 90},   // several strips of 512 rows (4- to 16-byte elements, rows off lines)
       Matrix{130, 70, 75, 133},                      // padded leading dimensions
       Matrix{9, 11, 0, 0, 50},                       // many small matrices
+      Matrix{100, 41, 0, 0, 7},                      // staged: several whole matrices per chunk
+      Matrix{300, 100, 0, 0, 3},                     // staged: one whole matrix per chunk (u8)
       Matrix{20, 30, 31, 21, 4, 20 * 31 + 5, 30 * 21 + 7},  // batch with gaps
   };
   expect_transposes(GetParam(), matrices, {1, 2});
