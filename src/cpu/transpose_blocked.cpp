@@ -26,9 +26,10 @@ struct TileTuning {
 };
 
 // Strips of 512 B runs and at least 128 rows: 8 tiles for 1- to 4-byte elements, 16 for 8, 32 for
-// 16 (but see kShiftedStripRows). Before the writers held four tiles, 2 KiB runs left f64 8192^2 at 44-50% of the stream copy
-// on Zen 3 and 512 B runs gave 56-60% (f32 47 -> 52); with four tiles held, c128 lost 6 to 12
-// points on 32-row strips against 128 rows (4096^2 and 4095 x 4097).
+// 16 (output rows off lines: kShiftedStripRows, below). Before the writers held four tiles, 2 KiB
+// runs left f64 8192^2 at 44-50% of the stream copy on Zen 3 and 512 B runs gave 56-60% (f32 47 ->
+// 52); with four tiles held, c128 lost 6 to 12 points on 32-row strips against 128 rows (4096^2
+// and 4095 x 4097).
 //
 // Each visit reads `wide` adjacent lines of each row. With a leading dimension of a multiple of 4
 // KiB (or close to one: 8191 x 8193), every row of a column of tiles falls into one L1 set, so
