@@ -42,13 +42,14 @@ double tile_fill(const detail::Transpose2D& p, int rows, int cols) {
          (static_cast<double>(ceil_div(p.rows, rows) * rows) * static_cast<double>(ceil_div(p.cols, cols) * cols));
 }
 
-// Whether a batch `p` takes the compact shape Compact instead of `launch` because its matrices
-// fill Compact's tiles kCompactFillAdvantage times better, or fill launch's under the `min_fill`
-// that shape needs. Batches only: the rule was measured on batches of medium matrices, and single
-// matrices keep their flat and tall shapes (the partial-row form, the tall u8 shape).
+// Whether view `p` takes the compact shape Compact instead of `launch` because its matrices fill
+// Compact's tiles kCompactFillAdvantage times better, or fill launch's under the `min_fill` that
+// shape needs. Only matrices of at most kCompactFillMaxLargeTiles of launch's tiles: the rule was
+// measured on medium matrices, and larger flat and tall ones keep their shapes (the partial-row
+// form, the tall u8 shape) whatever the batch.
 template <class Compact>
 bool compact_fills_better(const detail::Transpose2D& p, const TileLaunch& launch, double min_fill = 0) {
-  if (p.batch <= 1) return false;
+  if (ceil_div(p.rows, launch.rows) * ceil_div(p.cols, launch.cols) > kCompactFillMaxLargeTiles) return false;
   const double fill = tile_fill(p, launch.rows, launch.cols);
   return fill < min_fill || tile_fill(p, Compact::kRows, Compact::kCols) > kCompactFillAdvantage * fill;
 }

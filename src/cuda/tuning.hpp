@@ -227,5 +227,10 @@ constexpr int kLargeTilesPerSmForLarge = 4;
 // 96 x 289 bf16 54 -> 81, 328 x 129 f32 54 -> 70); 8-byte elements' compact shape lost even where
 // it filled its tiles a third better (968 x 84 f64 90 -> 84), so the element form keeps its rule.
 constexpr double kCompactFillAdvantage = 1.15;
+// ... for matrices of at most this many large tiles. Compact won on matrices of up to 72 large
+// tiles (2304 x 182 bf16 batch 114: 72 -> 82% of memcpy), lost 6 points at 108 (141 x 2261 f32
+// batch 75) and 4-20 on every single flat or tall matrix of 33-450 rows or columns (thousands of
+// tiles: 426651 x 150 u8 66 -> 48), whatever the batch.
+constexpr int64_t kCompactFillMaxLargeTiles = 100;
 
 }  // namespace xpose::cuda

@@ -138,9 +138,14 @@ TEST(TileLaunch, BatchesThatFillTheCompactTilesBetterTakeThem) {
   EXPECT_NE(launch(80, 992, 1, kH200, kUnaligned, 1612).shape, TileShapeId::unaligned_compact);
   EXPECT_EQ(launch(968, 84, 8, kH200, kAligned, 196).shape, TileShapeId::element_square);
   EXPECT_EQ(launch(100, 100, 16, kH200, kAligned, 2000).shape, TileShapeId::aligned);
-  // One matrix keeps the flat shapes whatever the fill (300 rows: 78% of 128-row tiles).
+  // Flat matrices of many tiles keep their shapes whatever the fill (300 rows: 78% of 128-row
+  // tiles) and the batch.
   EXPECT_EQ(launch(300, 200003, 4, kH100, kUnaligned).shape, TileShapeId::unaligned_partial_rows);
-  EXPECT_EQ(launch(300, 100000, 4, kH100, kUnaligned, 2).shape, TileShapeId::unaligned_compact);
+  EXPECT_EQ(launch(300, 100000, 4, kH100, kUnaligned, 2).shape, TileShapeId::unaligned_partial_rows);
+  // The medium matrices it was measured on: 2304 x 182 bf16 (72 large tiles) takes it, 141 x 2261
+  // f32 (108) does not.
+  EXPECT_EQ(launch(2304, 182, 2, kH200, kUnaligned, 114).shape, TileShapeId::unaligned_compact);
+  EXPECT_EQ(launch(141, 2261, 4, kH200, kUnaligned, 75).shape, TileShapeId::unaligned_device);
 }
 
 TEST(TileLaunch, EightByteElementsTakeTheElementForm) {
